@@ -1,0 +1,98 @@
+"""Attribute types, display levels and value normalisation.
+
+The disclosure engine and the anonymity-set index must agree on what a value *is*
+(which characters it has, at which positions), so both read it from here.
+
+A normalised value is a ``str`` whose characters are exactly the characters that count
+for ``p_ij`` (spec/README.md §1); ``None`` means missing.
+
+- ``id``: fixed-length identifier; surrounding and internal white space removed.
+- ``string``: free text such as a name; NFC, surrounding white space stripped, internal
+  runs of white space folded to one space; case is kept.
+- ``date``: ``MM/DD/YYYY`` or ISO ``YYYY-MM-DD`` in, ``MMDDYYYY`` (8 digits) out, so a
+  separator is never a character. An impossible date raises :class:`ValueError`.
+- ``category``: stripped; compared whole (a category has no partial level).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import re
+import unicodedata
+
+__all__ = [
+    "AttributeType",
+    "Level",
+    "normalize",
+    "format_date",
+    "MISSING_TOKENS",
+]
+
+
+class AttributeType(enum.StrEnum):
+    """How an identifying attribute is compared and disclosed (paper §3.2)."""
+
+    ID = "id"
+    STRING = "string"
+    DATE = "date"
+    CATEGORY = "category"
+
+
+class Level(enum.StrEnum):
+    """Display level of one cell; the order is the order of disclosure."""
+
+    MASKED = "masked"
+    PARTIAL = "partial"
+    FULL = "full"
+
+    @property
+    def rank(self) -> int:
+        return _LEVEL_RANK[self]
+
+
+_LEVEL_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
+
+#: Raw values read as "missing" (case-insensitive, after stripping).
+MISSING_TOKENS = frozenset({"", "na", "n/a", "null", "none", "nan", "?"})
+
+_US_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
+
+
+def normalize(kind: AttributeType | str, raw: object) -> str | None:
+    """Return the normalised value of ``raw`` for an attribute of type ``kind``.
+
+    ``None`` and the :data:`MISSING_TOKENS` give ``None``. Raises :class:`ValueError`
+    for a date that is not a real calendar date in an accepted layout.
+    """
+    if raw is None:
+        return None
+    text = unicodedata.normalize("NFC", str(raw)).strip()
+    if text.lower() in MISSING_TOKENS:
+        return None
+    kind = AttributeType(kind)
+    if kind is AttributeType.ID:
+        return "".join(text.split())
+    if kind is AttributeType.DATE:
+        return _normalize_date(text)
+    return " ".join(text.split())
+
+
+def _normalize_date(text: str) -> str:
+    if m := _US_DATE.match(text):
+        month, day, year = (int(g) for g in m.groups())
+    elif m := _ISO_DATE.match(text):
+        year, month, day = (int(g) for g in m.groups())
+    else:
+        raise ValueError(f"not a date in MM/DD/YYYY or YYYY-MM-DD: {text!r}")
+    try:
+        _dt.date(year, month, day)
+    except ValueError as exc:
+        raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
+    return f"{month:02d}{day:02d}{year:04d}"
+
+
+def format_date(normalized: str) -> str:
+    """Render a normalised ``MMDDYYYY`` date as ``MM/DD/YYYY``."""
+    return f"{normalized[0:2]}/{normalized[2:4]}/{normalized[4:8]}"
