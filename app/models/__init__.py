@@ -1,0 +1,28 @@
+"""Typed SQLAlchemy models, one module per aggregate."""
+
+from app.models.assignment import Assignment, AssignmentPair, CellState
+from app.models.events import DecisionEvent, RevealEvent
+from app.models.job import Job
+from app.models.pair import Pair
+from app.models.project import EvidenceModel, Project, ProjectAttribute, ProjectKind, Source
+from app.models.record import Record, VaultRecord
+from app.models.user import ApiToken, Role, User
+
+__all__ = [
+    "ApiToken",
+    "Assignment",
+    "AssignmentPair",
+    "CellState",
+    "DecisionEvent",
+    "EvidenceModel",
+    "Job",
+    "Pair",
+    "Project",
+    "ProjectAttribute",
+    "ProjectKind",
+    "Record",
+    "Role",
+    "Source",
+    "User",
+    "VaultRecord",
+]

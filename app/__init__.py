@@ -1,0 +1,146 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+from app.extensions import csrf, db, login_manager, migrate
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Create and configure the application.
+
+    Configuration is layered: built-in defaults, then ``config.py``, then
+    ``instance/config.py``, then ``FLASK_``-prefixed environment variables; ``test_config``
+    (tests only) replaces the last three.
+    """
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(TEMPLATES_DIR),
+        static_folder=str(STATIC_DIR),
+    )
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    _configure(app, test_config)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(MIGRATIONS_DIR))
+    login_manager.init_app(app)
+    csrf.init_app(app)
+
+    from app import models  # noqa: F401  (register every table with the metadata)
+    from app.database import install_engine_hooks
+
+    with app.app_context():
+        install_engine_hooks()
+
+    _register_blueprints(app)
+    from app.errors import register_error_handlers
+
+    register_error_handlers(app)
+    _register_cli(app)
+
+    if app.config["AUTO_UPGRADE"]:
+        from app.database import upgrade_embedded_database
+
+        upgrade_embedded_database(app)
+    return app
+
+
+def _configure(app: Flask, test_config: dict | None) -> None:
+    instance = Path(app.instance_path)
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / 'mindfirl.sqlite'}",
+        VAULT_DATABASE_URI=None,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        WTF_CSRF_TIME_LIMIT=None,
+        # CSRF is checked in auth.check_csrf, which exempts bearer-token requests only.
+        WTF_CSRF_CHECK_DEFAULT=False,
+        AUTO_UPGRADE=None,
+    )
+    if test_config is None:
+        app.config.from_object("config")
+        app.config.from_pyfile("config.py", silent=True)
+        app.config.from_prefixed_env()
+        if url := os.environ.get("DATABASE_URL"):
+            app.config["SQLALCHEMY_DATABASE_URI"] = _psycopg_url(url)
+        if url := os.environ.get("VAULT_DATABASE_URL"):
+            app.config["VAULT_DATABASE_URI"] = _psycopg_url(url)
+    else:
+        app.config.from_object("config")
+        app.config.update(test_config)
+
+    main_url = app.config["SQLALCHEMY_DATABASE_URI"]
+    if app.config["VAULT_DATABASE_URI"] is None:
+        # The vault is its own bind; on SQLite its own file, elsewhere the same server.
+        if main_url.startswith("sqlite:///") and not main_url.endswith(":memory:"):
+            main_path = Path(main_url.removeprefix("sqlite:///"))
+            app.config["VAULT_DATABASE_URI"] = f"sqlite:///{main_path.with_name('vault.sqlite')}"
+        else:
+            app.config["VAULT_DATABASE_URI"] = main_url
+    # The vault engine gets the same engine options as the main one (pool, search_path).
+    app.config["SQLALCHEMY_BINDS"] = {
+        "vault": {
+            "url": app.config["VAULT_DATABASE_URI"],
+            **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+        }
+    }
+    if app.config["AUTO_UPGRADE"] is None:
+        app.config["AUTO_UPGRADE"] = main_url.startswith("sqlite") and not app.testing
+    # Cookies are marked secure unless the app is served over plain HTTP on purpose.
+    app.config.setdefault("SESSION_COOKIE_SECURE", False)
+    if not app.config.get("SECRET_KEY") and os.environ.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = os.environ["SECRET_KEY"]
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret(instance)
+
+
+def _psycopg_url(url: str) -> str:
+    """Use psycopg 3 for a plain ``postgresql://`` URL."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
+def _instance_secret(instance: Path) -> str:
+    """Read the secret key from ``instance/secret_key``, generating it on first start."""
+    path = instance / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _register_blueprints(app: Flask) -> None:
+    from app.analytics import bp as analytics_bp
+    from app.api import bp as api_bp
+    from app.auth import bp as auth_bp
+    from app.projects import bp as projects_bp
+    from app.review import bp as review_bp
+
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(projects_bp, url_prefix="/projects")
+    app.register_blueprint(review_bp, url_prefix="/review")
+    app.register_blueprint(analytics_bp, url_prefix="/admin")
+    app.register_blueprint(api_bp, url_prefix="/api/v1")
+
+
+def _register_cli(app: Flask) -> None:
+    from app.cli import register
+
+    register(app)

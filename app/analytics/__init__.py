@@ -1,0 +1,7 @@
+"""Admins: batch risk reports, trajectory record linkage, belief audits, jobs, users."""
+
+from flask import Blueprint
+
+bp = Blueprint("analytics", __name__)
+
+from app.analytics import routes  # noqa: E402,F401

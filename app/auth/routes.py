@@ -1,0 +1,90 @@
+"""Login pages, the role home redirect, and request authentication (session or token)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user, logout_user
+
+from app.auth import bp
+from app.auth.forms import LoginForm
+from app.auth.services import authenticate, user_for_token
+from app.extensions import csrf, db, login_manager
+from app.models import Role, User
+
+HOME = {Role.ADMIN: "analytics.home", Role.MANAGER: "projects.home", Role.WORKER: "review.home"}
+
+
+@login_manager.user_loader
+def load_user(user_id: str) -> User | None:
+    return db.session.get(User, int(user_id))
+
+
+@login_manager.request_loader
+def load_user_from_token(req) -> User | None:
+    header = req.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        return None
+    user = user_for_token(header.removeprefix("Bearer ").strip())
+    g.token_auth = user is not None
+    return user
+
+
+@bp.before_app_request
+def check_csrf() -> None:
+    """CSRF on every browser POST; a request carrying a bearer token is exempt.
+
+    A browser never attaches an Authorization header by itself, so a forged cross-site
+    request cannot ride on a token the way it could ride on a session cookie.
+    """
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        # An invalid token must not fall back to the session cookie.
+        if not current_user.is_authenticated or not g.get("token_auth"):
+            abort(401)
+        return
+    if current_app.config.get("WTF_CSRF_ENABLED", True):
+        csrf.protect()
+
+
+@bp.route("/")
+def index():
+    if not current_user.is_authenticated:
+        return redirect(url_for("auth.login"))
+    return redirect(url_for(HOME[Role(current_user.role)]))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    if current_user.is_authenticated:
+        return redirect(url_for("auth.index"))
+    form = LoginForm()
+    if form.validate_on_submit():
+        result = authenticate(form.username.data, form.password.data)
+        db.session.commit()
+        if result.user is None:
+            flash(result.error, "error")
+            return render_template("auth/login.html", form=form), 401
+        login_user(result.user)
+        return redirect(_safe_next(request.args.get("next")) or url_for("auth.index"))
+    return render_template("auth/login.html", form=form)
+
+
+@bp.route("/logout", methods=["POST"])
+@login_required
+def logout():
+    logout_user()
+    flash("You are logged out.", "info")
+    return redirect(url_for("auth.login"))
+
+
+def _safe_next(target: str | None) -> str | None:
+    """Follow ``next`` only to a path on this site."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return None
+    return target

@@ -1,0 +1,12 @@
+"""``flask --app app ...`` commands; each wraps a service and commits at the boundary."""
+
+from flask import Flask
+
+from app.cli.data import demo_command, generate_data_command
+from app.cli.users import users
+
+
+def register(app: Flask) -> None:
+    app.cli.add_command(users)
+    app.cli.add_command(demo_command)
+    app.cli.add_command(generate_data_command)

@@ -1,0 +1,103 @@
+"""A linkage project: its attribute schema, sources and settings."""
+
+from __future__ import annotations
+
+import enum
+
+from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.core.attributes import AttributeType
+from app.extensions import db
+from app.models.base import Timestamped
+
+
+class ProjectKind(enum.StrEnum):
+    LINK = "link"  # two files, pairs across them
+    DEDUPE = "dedupe"  # one file, pairs within it
+    PAIRFILE = "pairfile"  # a ready pair file (MINDFIRL layout)
+
+
+class EvidenceModel(enum.StrEnum):
+    ROW = "row"
+    PAIR = "pair"
+
+
+class Project(Timestamped, db.Model):
+    __tablename__ = "projects"
+    __table_args__ = (
+        CheckConstraint("kappa >= 1", name="kappa_positive"),
+        CheckConstraint("page_size >= 1", name="page_size_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    kappa: Mapped[int] = mapped_column(default=1)
+    default_budget: Mapped[float] = mapped_column(default=0.1)
+    evidence_model: Mapped[str] = mapped_column(String(8), default=EvidenceModel.ROW.value)
+    page_size: Mapped[int] = mapped_column(default=10)
+    allow_unsure: Mapped[bool] = mapped_column(default=False)
+    # Bumped whenever records change, so cached anonymity-set indexes know they are stale.
+    records_version: Mapped[int] = mapped_column(default=1)
+
+    owner = relationship("User")
+    attributes: Mapped[list[ProjectAttribute]] = relationship(
+        back_populates="project",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="ProjectAttribute.position",
+    )
+    sources: Mapped[list[Source]] = relationship(
+        back_populates="project",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="Source.label",
+    )
+
+    @property
+    def identifying(self) -> list[ProjectAttribute]:
+        return [a for a in self.attributes if a.identifying]
+
+    @property
+    def sensitive(self) -> list[ProjectAttribute]:
+        return [a for a in self.attributes if not a.identifying]
+
+
+class ProjectAttribute(db.Model):
+    """One column of the project's schema: identifying (shown masked) or sensitive (vault)."""
+
+    __tablename__ = "project_attributes"
+    __table_args__ = (
+        UniqueConstraint("project_id", "name"),
+        UniqueConstraint("project_id", "position"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    position: Mapped[int]
+    name: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(16), default=AttributeType.STRING.value)
+    identifying: Mapped[bool] = mapped_column(default=True)
+
+    project: Mapped[Project] = relationship(back_populates="attributes")
+
+    @property
+    def type(self) -> AttributeType:
+        return AttributeType(self.kind)
+
+
+class Source(db.Model):
+    """One input dataset of a project: ``A`` (and ``B`` when linking two files)."""
+
+    __tablename__ = "sources"
+    __table_args__ = (UniqueConstraint("project_id", "label"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(8))
+    filename: Mapped[str | None] = mapped_column(String(255))
+    record_count: Mapped[int] = mapped_column(default=0)
+
+    project: Mapped[Project] = relationship(back_populates="sources")

@@ -1,0 +1,56 @@
+"""Records: identifying values under a random pseudonym, sensitive values in the vault."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.extensions import db
+
+
+def new_pseudonym() -> str:
+    """A random pseudonym: 128 bits, unrelated to any value of the record."""
+    return secrets.token_hex(16)
+
+
+class Record(db.Model):
+    """A record's identifying attributes, keyed by a random pseudonym.
+
+    ``values`` maps attribute name to the *normalised* value (``None`` when missing).
+    ``position`` numbers the records of one source from 0; the anonymity-set index uses it.
+    """
+
+    __tablename__ = "records"
+    __table_args__ = (
+        UniqueConstraint("source_id", "external_id"),
+        UniqueConstraint("source_id", "position"),
+        Index("ix_records_project_source", "project_id", "source_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(100))
+    pseudonym: Mapped[str] = mapped_column(String(32), unique=True, default=new_pseudonym)
+    position: Mapped[int]
+    values: Mapped[dict] = mapped_column(JSON)
+
+    source = relationship("Source")
+
+
+class VaultRecord(db.Model):
+    """Sensitive attributes of one record, in the separate ``vault`` bind.
+
+    Keyed by the pseudonym only; there is no foreign key across databases, so deleting a
+    project deletes its vault rows explicitly (``projects.services.delete_project``). Only the
+    de-identified export reads this table.
+    """
+
+    __bind_key__ = "vault"
+    __tablename__ = "vault_records"
+
+    pseudonym: Mapped[str] = mapped_column(String(32), primary_key=True)
+    project_id: Mapped[int] = mapped_column(index=True)
+    values: Mapped[dict] = mapped_column(JSON)

@@ -1,0 +1,80 @@
+"""Users, their roles and their API tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import hashlib
+import secrets
+
+from flask_login import UserMixin
+from sqlalchemy import DateTime, ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from app.extensions import db
+from app.models.base import Timestamped, utcnow
+
+
+class Role(enum.StrEnum):
+    ADMIN = "admin"
+    MANAGER = "manager"
+    WORKER = "worker"
+
+
+class User(UserMixin, Timestamped, db.Model):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    password_hash: Mapped[str] = mapped_column(String(256))
+    active: Mapped[bool] = mapped_column(default=True)
+    failed_logins: Mapped[int] = mapped_column(default=0)
+    locked_until: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    tokens: Mapped[list[ApiToken]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+    def set_password(self, password: str) -> None:
+        self.password_hash = generate_password_hash(password, method="scrypt")
+
+    def check_password(self, password: str) -> bool:
+        return check_password_hash(self.password_hash, password)
+
+    @property
+    def is_active(self) -> bool:  # Flask-Login
+        return self.active
+
+    def has_role(self, *roles: str) -> bool:
+        return self.role in roles
+
+    def __repr__(self) -> str:
+        return f"<User {self.username} ({self.role})>"
+
+
+def hash_token(token: str) -> str:
+    """API tokens are stored as SHA-256 digests; they are long random strings, so no salt."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ApiToken(Timestamped, db.Model):
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    user: Mapped[User] = relationship(back_populates="tokens")
+
+    @classmethod
+    def issue(cls, user: User) -> tuple[ApiToken, str]:
+        """Create a token for ``user``; the plain token is returned once and never stored."""
+        plain = "mf_" + secrets.token_urlsafe(32)
+        token = cls(user=user, token_hash=hash_token(plain))
+        return token, plain
+
+    def touch(self) -> None:
+        self.last_used_at = utcnow()

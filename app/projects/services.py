@@ -1,0 +1,251 @@
+"""Create and delete projects: schema, records (pseudonymised, vault split) and pairs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from flask import current_app
+from sqlalchemy import delete, insert, select
+
+from app.core.attributes import AttributeType, normalize
+from app.extensions import db
+from app.models import (
+    EvidenceModel,
+    Pair,
+    Project,
+    ProjectAttribute,
+    ProjectKind,
+    Record,
+    Source,
+    User,
+    VaultRecord,
+)
+from app.models.record import new_pseudonym
+
+CHUNK = 5_000
+
+
+class ProjectSpecError(ValueError):
+    """The project description cannot be imported; ``problems`` lists why."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems[:10]))
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    name: str
+    kind: AttributeType
+    identifying: bool
+
+
+def parse_attributes(raw: object) -> list[AttributeSpec]:
+    """Validate the ``attributes`` list of a project description."""
+    if not isinstance(raw, list) or not raw:
+        raise ProjectSpecError(["'attributes' must be a non-empty list"])
+    specs, problems, seen = [], [], set()
+    for i, item in enumerate(raw):
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            problems.append(f"attribute {i + 1}: needs a 'name'")
+            continue
+        name = item["name"].strip()
+        if not name or name == "id" or name in seen:
+            problems.append(f"attribute {i + 1}: name {name!r} is empty, reserved or repeated")
+            continue
+        seen.add(name)
+        try:
+            kind = AttributeType(item.get("type", "string"))
+        except ValueError:
+            problems.append(f"attribute {name!r}: type must be id, string, date or category")
+            continue
+        specs.append(AttributeSpec(name, kind, not bool(item.get("sensitive", False))))
+    if not problems and not any(s.identifying for s in specs):
+        problems.append("at least one attribute must be identifying")
+    if problems:
+        raise ProjectSpecError(problems)
+    return specs
+
+
+def create_project(spec: Mapping, owner: User) -> Project:
+    """Create a whole project from a JSON-like description, or raise and change nothing.
+
+    ``spec`` has ``name``, ``kind`` (``dedupe`` | ``link``), ``attributes``, ``records`` (or
+    ``records_a`` and ``records_b``), optional ``pairs`` (``[[id_a, id_b], ...]``; in dedupe,
+    all pairs when the file is small), ``kappa``, ``evidence_model``, ``default_budget``,
+    ``page_size``. The caller commits.
+    """
+    kind = spec.get("kind")
+    if kind not in (ProjectKind.DEDUPE, ProjectKind.LINK):
+        raise ProjectSpecError(["'kind' must be 'dedupe' or 'link'"])
+    name = str(spec.get("name") or "").strip()
+    if not name:
+        raise ProjectSpecError(["'name' is required"])
+    attributes = parse_attributes(spec.get("attributes"))
+    settings = _settings(spec)
+    labelled = (
+        {"A": spec.get("records")}
+        if kind == "dedupe"
+        else {
+            "A": spec.get("records_a"),
+            "B": spec.get("records_b"),
+        }
+    )
+    prepared = {
+        label: _prepare_records(label, rows, attributes) for label, rows in labelled.items()
+    }
+    project = Project(name=name, kind=kind, owner_id=owner.id, **settings)
+    project.attributes = [
+        ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
+        for i, a in enumerate(attributes)
+    ]
+    db.session.add(project)
+    db.session.flush()
+    ids = {}
+    for label, rows in prepared.items():
+        source = Source(project_id=project.id, label=label, record_count=len(rows))
+        db.session.add(source)
+        db.session.flush()
+        ids[label] = _insert_records(project.id, source.id, rows, attributes)
+    pair_ids = _pairs(spec.get("pairs"), kind, ids)
+    _insert_pairs(project.id, pair_ids)
+    return project
+
+
+def _settings(spec: Mapping) -> dict:
+    problems = []
+    kappa = spec.get("kappa", 1)
+    if not isinstance(kappa, int) or isinstance(kappa, bool) or kappa < 1:
+        problems.append("'kappa' must be a whole number >= 1")
+    model = spec.get("evidence_model", EvidenceModel.ROW.value)
+    if model not in (EvidenceModel.ROW, EvidenceModel.PAIR):
+        problems.append("'evidence_model' must be 'row' or 'pair'")
+    budget = spec.get("default_budget", 0.1)
+    if not isinstance(budget, int | float) or isinstance(budget, bool) or budget < 0:
+        problems.append("'default_budget' must be a number >= 0")
+    page_size = spec.get("page_size", current_app.config["PAGE_SIZE"])
+    if not isinstance(page_size, int) or isinstance(page_size, bool) or not 1 <= page_size <= 200:
+        problems.append("'page_size' must be a whole number from 1 to 200")
+    if problems:
+        raise ProjectSpecError(problems)
+    return {
+        "kappa": kappa,
+        "evidence_model": model,
+        "default_budget": float(budget),
+        "page_size": page_size,
+        "allow_unsure": bool(spec.get("allow_unsure", False)),
+    }
+
+
+def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) -> list[dict]:
+    """Normalise and validate one source's records, collecting every problem."""
+    if not isinstance(rows, list) or not rows:
+        raise ProjectSpecError([f"source {label}: 'records' must be a non-empty list"])
+    problems, seen, prepared = [], set(), []
+    for n, row in enumerate(rows, start=1):
+        if not isinstance(row, Mapping) or row.get("id") in (None, ""):
+            problems.append(f"source {label}, record {n}: needs an 'id'")
+            continue
+        rid = str(row["id"]).strip()
+        if rid in seen:
+            problems.append(f"source {label}, record {n}: duplicate id {rid!r}")
+            continue
+        seen.add(rid)
+        identifying, sensitive = {}, {}
+        for a in attributes:
+            try:
+                value = normalize(a.kind, row.get(a.name)) if a.identifying else row.get(a.name)
+            except ValueError as exc:
+                problems.append(f"source {label}, record {n} ({rid}), {a.name}: {exc}")
+                continue
+            (identifying if a.identifying else sensitive)[a.name] = value
+        prepared.append({"id": rid, "identifying": identifying, "sensitive": sensitive})
+        if len(problems) >= 50:
+            break
+    if problems:
+        raise ProjectSpecError(problems)
+    return prepared
+
+
+def _insert_records(project_id, source_id, rows, attributes) -> dict[str, int]:
+    """Insert records and their vault rows in chunks; return external id → record id."""
+    has_sensitive = any(not a.identifying for a in attributes)
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        pseudonyms = [new_pseudonym() for _ in chunk]
+        db.session.execute(
+            insert(Record),
+            [
+                {
+                    "project_id": project_id,
+                    "source_id": source_id,
+                    "external_id": row["id"],
+                    "pseudonym": p,
+                    "position": start + i,
+                    "values": row["identifying"],
+                }
+                for i, (row, p) in enumerate(zip(chunk, pseudonyms, strict=True))
+            ],
+        )
+        if has_sensitive:
+            db.session.execute(
+                insert(VaultRecord),
+                [
+                    {"pseudonym": p, "project_id": project_id, "values": row["sensitive"]}
+                    for row, p in zip(chunk, pseudonyms, strict=True)
+                ],
+            )
+    return dict(
+        db.session.execute(
+            select(Record.external_id, Record.id).where(Record.source_id == source_id)
+        ).all()
+    )
+
+
+def _pairs(raw: object, kind: str, ids: dict[str, dict[str, int]]) -> list[tuple[int, int]]:
+    other = "A" if kind == "dedupe" else "B"
+    if raw is None:
+        if kind != "dedupe":
+            raise ProjectSpecError(["'pairs' is required when linking two files"])
+        limit = current_app.config["ALL_PAIRS_MAX_RECORDS"]
+        if len(ids["A"]) > limit:
+            raise ProjectSpecError([f"give 'pairs' (or block) for more than {limit} records"])
+        return list(itertools.combinations(ids["A"].values(), 2))
+    if not isinstance(raw, list):
+        raise ProjectSpecError(["'pairs' must be a list of [id_a, id_b]"])
+    problems, out, seen = [], [], set()
+    for n, item in enumerate(raw, start=1):
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            problems.append(f"pair {n}: must be [id_a, id_b]")
+            continue
+        a, b = ids["A"].get(str(item[0])), ids[other].get(str(item[1]))
+        if a is None or b is None:
+            problems.append(f"pair {n}: unknown record id {item[0] if a is None else item[1]!r}")
+        elif a == b:
+            problems.append(f"pair {n}: a record cannot be paired with itself")
+        elif (key := (min(a, b), max(a, b)) if kind == "dedupe" else (a, b)) not in seen:
+            seen.add(key)
+            out.append((a, b))
+    if problems:
+        raise ProjectSpecError(problems)
+    if not out:
+        raise ProjectSpecError(["the project has no pairs"])
+    return out
+
+
+def _insert_pairs(project_id: int, pairs: Iterable[tuple[int, int]], rule=None) -> None:
+    rows = [
+        {"project_id": project_id, "record_a_id": a, "record_b_id": b, "rule": rule}
+        for a, b in pairs
+    ]
+    for start in range(0, len(rows), CHUNK):
+        db.session.execute(insert(Pair), rows[start : start + CHUNK])
+
+
+def delete_project(project: Project) -> None:
+    """Delete a project and everything of it, vault rows included. The caller commits."""
+    db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == project.id))
+    db.session.delete(project)
+    db.session.flush()

@@ -1,0 +1,13 @@
+"""Project-wide configuration defaults.
+
+Loaded by ``create_app`` after the built-in defaults and before ``instance/config.py`` and
+``FLASK_``-prefixed environment variables. Nothing secret belongs here.
+"""
+
+# Rows per page of the worker's grid.
+PAGE_SIZE = 10
+# A login is refused for LOGIN_LOCK_SECONDS after LOGIN_MAX_FAILURES failures in a row.
+LOGIN_MAX_FAILURES = 5
+LOGIN_LOCK_SECONDS = 300
+# Dedupe projects created without explicit pairs get all pairs up to this many records.
+ALL_PAIRS_MAX_RECORDS = 200

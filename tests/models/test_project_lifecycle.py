@@ -1,0 +1,155 @@
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+from app.models import (
+    Assignment,
+    AssignmentPair,
+    CellState,
+    DecisionEvent,
+    Pair,
+    Project,
+    Record,
+    RevealEvent,
+    VaultRecord,
+)
+from app.projects.services import ProjectSpecError, create_project, delete_project
+from tests.factories import make_assignment, make_user, paper_project
+
+
+def count(model):
+    return db.session.scalar(sa.select(sa.func.count()).select_from(model))
+
+
+def test_paper_project_splits_identifying_and_sensitive(app):
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        records = db.session.scalars(sa.select(Record).order_by(Record.position)).all()
+        assert [r.values for r in records][0] == {
+            "name": "Mary",
+            "dob": "08091964",
+            "race": "Hispanic",
+        }
+        assert all("income" not in r.values for r in records)
+        vault = {v.pseudonym: v.values for v in db.session.scalars(sa.select(VaultRecord))}
+        assert vault[records[0].pseudonym] == {"income": "69,426"}
+        assert len({r.pseudonym for r in records}) == 4
+        assert count(Pair) == 6  # all pairs of 4 records
+        assert project.kind == "dedupe"
+
+
+def test_deleting_a_project_removes_everything_of_it(app):
+    with app.app_context():
+        manager, worker = make_user("max", "manager"), make_user("wes", "worker")
+        keep = paper_project(manager, name="keep")
+        doomed = paper_project(manager, name="doomed")
+        assignment = make_assignment(doomed, worker)
+        pair = assignment.pairs[0].pair
+        attribute = doomed.attributes[0]
+        db.session.add(
+            CellState(
+                assignment_id=assignment.id,
+                pair_id=pair.id,
+                row=0,
+                attribute_id=attribute.id,
+                level="partial",
+            )
+        )
+        db.session.add(
+            RevealEvent(
+                assignment_id=assignment.id,
+                pair_id=pair.id,
+                row=0,
+                attribute_id=attribute.id,
+                user_id=worker.id,
+                level_from="masked",
+                level_to="partial",
+                cost_exact="1/9",
+                kapr_before_exact="0",
+                kapr_after_exact="1/9",
+                kapr_after=0.1,
+            )
+        )
+        db.session.add(
+            DecisionEvent(
+                assignment_id=assignment.id,
+                pair_id=pair.id,
+                user_id=worker.id,
+                decision="same",
+                confidence="high",
+            )
+        )
+        db.session.commit()
+
+        delete_project(db.session.get(Project, doomed.id))
+        db.session.commit()
+
+        for model in (Assignment, AssignmentPair, CellState, RevealEvent, DecisionEvent):
+            assert count(model) == 0, model
+        assert count(Record) == 4 and count(Pair) == 6 and count(VaultRecord) == 4
+        assert (
+            db.session.scalar(
+                sa.select(sa.func.count())
+                .select_from(VaultRecord)
+                .where(VaultRecord.project_id == keep.id)
+            )
+            == 4
+        )
+
+
+def test_events_are_append_only(app):
+    with app.app_context():
+        worker = make_user("wes", "worker")
+        project = paper_project(make_user("max", "manager"))
+        assignment = make_assignment(project, worker)
+        event = DecisionEvent(
+            assignment_id=assignment.id,
+            pair_id=assignment.pairs[0].pair_id,
+            user_id=worker.id,
+            decision="same",
+            confidence="low",
+        )
+        db.session.add(event)
+        db.session.commit()
+        event.decision = "different"
+        with pytest.raises(PermissionError, match="append-only"):
+            db.session.commit()
+        db.session.rollback()
+
+
+def test_a_pair_cannot_repeat(app):
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        pair = db.session.scalars(sa.select(Pair)).first()
+        db.session.add(
+            Pair(project_id=project.id, record_a_id=pair.record_a_id, record_b_id=pair.record_b_id)
+        )
+        with pytest.raises(IntegrityError):
+            db.session.commit()
+        db.session.rollback()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "merge"}, "'kind' must be"),
+        ({"kappa": 0}, "'kappa' must be"),
+        ({"evidence_model": "table"}, "'evidence_model' must be"),
+        ({"attributes": [{"name": "x", "type": "colour"}]}, "type must be"),
+        ({"attributes": [{"name": "x", "sensitive": True}]}, "at least one attribute"),
+        ({"records": [{"id": "1", "name": "A", "dob": "13/45/2000", "race": "x"}]}, "not a"),
+        ({"records": [{"id": "1"}, {"id": "1"}]}, "duplicate id"),
+        ({"pairs": [["1", "9"]]}, "unknown record id"),
+        ({"pairs": [["1", "1"]]}, "cannot be paired with itself"),
+    ],
+)
+def test_bad_project_spec_is_refused_and_changes_nothing(app, change, message):
+    from app.demo import PAPER_EXAMPLE
+
+    with app.app_context():
+        manager = make_user("max", "manager")
+        with pytest.raises(ProjectSpecError, match=message):
+            create_project({**PAPER_EXAMPLE, **change}, manager)
+        db.session.rollback()
+        assert count(Project) == 0 and count(Record) == 0 and count(VaultRecord) == 0

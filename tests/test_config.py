@@ -1,0 +1,42 @@
+from app import create_app
+
+
+def test_secret_key_is_generated_into_instance_once(tmp_path, monkeypatch):
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("FLASK_SECRET_KEY", raising=False)
+    config = {
+        "TESTING": True,
+        "AUTO_UPGRADE": False,
+        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}",
+    }
+    monkeypatch.setattr(
+        "flask.Flask.auto_find_instance_path", lambda self: str(tmp_path / "instance")
+    )
+    first = create_app(dict(config)).config["SECRET_KEY"]
+    second = create_app(dict(config)).config["SECRET_KEY"]
+    assert first == second and len(first) == 64
+    assert (tmp_path / "instance" / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_layers_environment_over_config_file(tmp_path, monkeypatch):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "config.py").write_text("PAGE_SIZE = 25\nLOGIN_MAX_FAILURES = 9\n")
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(instance))
+    monkeypatch.setenv("FLASK_LOGIN_MAX_FAILURES", "7")
+    monkeypatch.setenv("FLASK_AUTO_UPGRADE", "false")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@127.0.0.1:1/db")
+    app = create_app()
+    assert app.config["PAGE_SIZE"] == 25  # instance/config.py over config.py
+    assert app.config["LOGIN_MAX_FAILURES"] == 7  # FLASK_ env over instance/config.py
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == "postgresql+psycopg://u@127.0.0.1:1/db"
+    assert app.config["SQLALCHEMY_BINDS"]["vault"]["url"] == app.config["SQLALCHEMY_DATABASE_URI"]
+
+
+def test_sqlite_default_puts_the_vault_in_its_own_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(tmp_path))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("FLASK_AUTO_UPGRADE", "false")
+    app = create_app()
+    assert app.config["SQLALCHEMY_DATABASE_URI"].endswith("mindfirl.sqlite")
+    assert app.config["SQLALCHEMY_BINDS"]["vault"]["url"].endswith("vault.sqlite")

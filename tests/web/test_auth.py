@@ -1,0 +1,114 @@
+import pytest
+
+from app.extensions import db
+from app.models import User
+from tests.factories import PASSWORD, make_token, make_user
+
+
+@pytest.fixture
+def users(app):
+    with app.app_context():
+        for name, role in [("ada", "admin"), ("max", "manager"), ("wes", "worker")]:
+            make_user(name, role)
+
+
+def login(client, username, password=PASSWORD, **kwargs):
+    return client.post("/login", data={"username": username, "password": password}, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("username", "home", "heading"),
+    [
+        ("ada", "/admin/", b"Administration"),
+        ("max", "/projects/", b"Linkage projects"),
+        ("wes", "/review/", b"My assignments"),
+    ],
+)
+def test_each_role_lands_on_its_home(client, users, username, home, heading):
+    response = login(client, username, follow_redirects=True)
+    assert response.status_code == 200
+    assert response.request.path == home
+    assert heading in response.data
+
+
+def test_wrong_password_shows_a_clear_message(client, users):
+    response = login(client, "wes", "not the password")
+    assert response.status_code == 401
+    assert b"Wrong username or password." in response.data
+
+
+def test_unknown_user_gets_the_same_message(client, users):
+    assert b"Wrong username or password." in login(client, "nobody").data
+
+
+def test_login_is_locked_after_repeated_failures(client, users, app):
+    for _ in range(app.config["LOGIN_MAX_FAILURES"]):
+        login(client, "wes", "wrong")
+    response = login(client, "wes")  # right password, but locked
+    assert response.status_code == 401
+    assert b"Too many failed logins" in response.data
+    with app.app_context():
+        assert db.session.query(User).filter_by(username="wes").one().locked_until is not None
+
+
+@pytest.mark.parametrize(
+    ("username", "path"),
+    [("wes", "/projects/"), ("wes", "/admin/"), ("max", "/admin/"), ("ada", "/review/")],
+)
+def test_wrong_role_gets_403_not_500(client, users, username, path):
+    login(client, username)
+    assert client.get(path).status_code == 403
+
+
+def test_anonymous_pages_redirect_to_login(client, users):
+    response = client.get("/projects/")
+    assert response.status_code == 302
+    assert "/login" in response.headers["Location"]
+
+
+def test_next_parameter_only_follows_local_paths(client, users):
+    response = client.post(
+        "/login?next=https://evil.example/x", data={"username": "wes", "password": PASSWORD}
+    )
+    assert response.headers["Location"] == "/"
+
+
+def test_logout(client, users):
+    login(client, "wes")
+    client.post("/logout")
+    assert client.get("/review/").status_code == 302
+
+
+def test_api_token_authenticates(client, users, app):
+    with app.app_context():
+        token = make_token(db.session.query(User).filter_by(username="wes").one())
+    response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+    assert response.get_json() == {"username": "wes", "role": "worker"}
+
+
+def test_bad_token_is_401_json(client, users):
+    response = client.get("/api/v1/me", headers={"Authorization": "Bearer mf_nope"})
+    assert response.status_code == 401
+    assert response.get_json()["error"] == "unauthorized"
+
+
+def test_api_without_credentials_is_401_json(client, users):
+    response = client.get("/api/v1/me")
+    assert response.status_code == 401
+    assert response.is_json
+
+
+def test_unknown_api_path_is_404_json(client, users):
+    response = client.get("/api/v1/nothing-here")
+    assert response.status_code == 404
+    assert response.get_json()["error"] == "not_found"
+
+
+def test_tokens_are_stored_hashed(app, users):
+    with app.app_context():
+        user = db.session.query(User).filter_by(username="wes").one()
+        token = make_token(user)
+        assert all(t.token_hash != token and token not in t.token_hash for t in user.tokens)
+        assert user.password_hash.startswith("scrypt:")
+        assert PASSWORD not in user.password_hash
