@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import sys
 from pathlib import Path
 
 from flask import Flask
@@ -100,7 +101,9 @@ def _configure(app: Flask, test_config: dict | None) -> None:
         }
     }
     if app.config["AUTO_UPGRADE"] is None:
-        app.config["AUTO_UPGRADE"] = main_url.startswith("sqlite") and not app.testing
+        # `flask db ...` manages migrations itself; everything else starts on the newest schema.
+        managing = len(sys.argv) > 1 and "db" in sys.argv[1:4]
+        app.config["AUTO_UPGRADE"] = main_url.startswith("sqlite") and not managing
     # Cookies are marked secure unless the app is served over plain HTTP on purpose.
     app.config.setdefault("SESSION_COOKIE_SECURE", False)
     if not app.config.get("SECRET_KEY") and os.environ.get("SECRET_KEY"):

@@ -34,7 +34,7 @@ def demo_command(if_empty: bool) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 def generate_data_command(records: int, seed: int, out: Path) -> None:
     """Write N synthetic person records with realistic discrepancies and true cluster ids."""
-    from app.datagen.generator import write_csv
+    from app.datagen import write_csv
 
     started = time.perf_counter()
     written = write_csv(out, records, seed)

@@ -32,6 +32,9 @@ class Assignment(Timestamped, db.Model):
     kapr_exact: Mapped[str] = mapped_column(String(200), default="0")
     kapr: Mapped[float] = mapped_column(default=0.0)
     version: Mapped[int] = mapped_column(default=1)
+    # The characters meter: characters disclosed so far over all characters of the pairs.
+    chars_disclosed: Mapped[int] = mapped_column(default=0)
+    chars_total: Mapped[int] = mapped_column(default=0)
     # Identifying attributes whose cells start at partial (charged as the starting KAPR).
     start_partial: Mapped[list] = mapped_column(JSON, default=list)
 

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 35894c0e88ee
+Revision ID: c02c4c27b506
 Revises: 
-Create Date: 2026-11-22 07:23:56.214491
+Create Date: 2026-11-22 07:35:47.177677
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '35894c0e88ee'
+revision = 'c02c4c27b506'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -96,6 +96,8 @@ def upgrade_():
     sa.Column('kapr_exact', sa.String(length=200), nullable=False),
     sa.Column('kapr', sa.Float(), nullable=False),
     sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('chars_disclosed', sa.Integer(), nullable=False),
+    sa.Column('chars_total', sa.Integer(), nullable=False),
     sa.Column('start_partial', sa.JSON(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint('budget >= 0', name=op.f('ck_assignments_budget_non_negative')),
@@ -107,6 +109,21 @@ def upgrade_():
     with op.batch_alter_table('assignments', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_assignments_project_id'), ['project_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_assignments_worker_id'), ['worker_id'], unique=False)
+
+    op.create_table('name_frequencies',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('project_id', sa.Integer(), nullable=False),
+    sa.Column('kind', sa.String(length=1), nullable=False),
+    sa.Column('name', sa.String(length=200), nullable=False),
+    sa.Column('count', sa.Integer(), nullable=False),
+    sa.CheckConstraint("kind IN ('F', 'L')", name=op.f('ck_name_frequencies_kind_f_or_l')),
+    sa.CheckConstraint('count >= 0', name=op.f('ck_name_frequencies_count_non_negative')),
+    sa.ForeignKeyConstraint(['project_id'], ['projects.id'], name=op.f('fk_name_frequencies_project_id_projects'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_name_frequencies')),
+    sa.UniqueConstraint('project_id', 'kind', 'name', name=op.f('uq_name_frequencies_project_id_kind_name'))
+    )
+    with op.batch_alter_table('name_frequencies', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_name_frequencies_project_id'), ['project_id'], unique=False)
 
     op.create_table('project_attributes',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -130,6 +147,20 @@ def upgrade_():
     sa.PrimaryKeyConstraint('id', name=op.f('pk_sources')),
     sa.UniqueConstraint('project_id', 'label', name=op.f('uq_sources_project_id_label'))
     )
+    op.create_table('budget_changes',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('assignment_id', sa.Integer(), nullable=False),
+    sa.Column('changed_by', sa.Integer(), nullable=False),
+    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('budget_before', sa.Float(), nullable=False),
+    sa.Column('budget_after', sa.Float(), nullable=False),
+    sa.ForeignKeyConstraint(['assignment_id'], ['assignments.id'], name=op.f('fk_budget_changes_assignment_id_assignments'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['changed_by'], ['users.id'], name=op.f('fk_budget_changes_changed_by_users')),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_budget_changes'))
+    )
+    with op.batch_alter_table('budget_changes', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_budget_changes_assignment_id'), ['assignment_id'], unique=False)
+
     op.create_table('records',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('project_id', sa.Integer(), nullable=False),
@@ -190,6 +221,20 @@ def upgrade_():
     with op.batch_alter_table('cell_states', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_cell_states_assignment_id'), ['assignment_id'], unique=False)
 
+    op.create_table('conflict_resolutions',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('pair_id', sa.Integer(), nullable=False),
+    sa.Column('resolved_by', sa.Integer(), nullable=False),
+    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('decision', sa.String(length=12), nullable=False),
+    sa.Column('confidence', sa.String(length=8), nullable=True),
+    sa.ForeignKeyConstraint(['pair_id'], ['pairs.id'], name=op.f('fk_conflict_resolutions_pair_id_pairs'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['resolved_by'], ['users.id'], name=op.f('fk_conflict_resolutions_resolved_by_users')),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_conflict_resolutions'))
+    )
+    with op.batch_alter_table('conflict_resolutions', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_conflict_resolutions_pair_id'), ['pair_id'], unique=False)
+
     op.create_table('decision_events',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('assignment_id', sa.Integer(), nullable=False),
@@ -206,6 +251,12 @@ def upgrade_():
     with op.batch_alter_table('decision_events', schema=None) as batch_op:
         batch_op.create_index('ix_decision_events_assignment_pair', ['assignment_id', 'pair_id'], unique=False)
 
+    op.create_table('pair_file_keys',
+    sa.Column('pair_id', sa.Integer(), nullable=False),
+    sa.Column('external_id', sa.String(length=100), nullable=False),
+    sa.ForeignKeyConstraint(['pair_id'], ['pairs.id'], name=op.f('fk_pair_file_keys_pair_id_pairs'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('pair_id', name=op.f('pk_pair_file_keys'))
+    )
     op.create_table('reveal_events',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('assignment_id', sa.Integer(), nullable=False),
@@ -238,10 +289,15 @@ def downgrade_():
         batch_op.drop_index('ix_reveal_events_assignment')
 
     op.drop_table('reveal_events')
+    op.drop_table('pair_file_keys')
     with op.batch_alter_table('decision_events', schema=None) as batch_op:
         batch_op.drop_index('ix_decision_events_assignment_pair')
 
     op.drop_table('decision_events')
+    with op.batch_alter_table('conflict_resolutions', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_conflict_resolutions_pair_id'))
+
+    op.drop_table('conflict_resolutions')
     with op.batch_alter_table('cell_states', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_cell_states_assignment_id'))
 
@@ -255,8 +311,16 @@ def downgrade_():
         batch_op.drop_index('ix_records_project_source')
 
     op.drop_table('records')
+    with op.batch_alter_table('budget_changes', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_budget_changes_assignment_id'))
+
+    op.drop_table('budget_changes')
     op.drop_table('sources')
     op.drop_table('project_attributes')
+    with op.batch_alter_table('name_frequencies', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_name_frequencies_project_id'))
+
+    op.drop_table('name_frequencies')
     with op.batch_alter_table('assignments', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_assignments_worker_id'))
         batch_op.drop_index(batch_op.f('ix_assignments_project_id'))

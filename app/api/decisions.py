@@ -1,0 +1,102 @@
+"""Workers' answers: save a decision, read the answers and progress, submit a page."""
+
+from __future__ import annotations
+
+from flask import abort, jsonify, request
+from flask_login import current_user
+
+from app.api import bp
+from app.api.projects import json_body
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Assignment
+from app.review.decisions import (
+    DecisionError,
+    NotInAssignment,
+    PageIncomplete,
+    current_decisions,
+    ordered_pair_ids,
+    own_assignment,
+    page_count,
+    progress,
+    record_decision,
+    resume_page,
+    submit_page,
+    tally,
+)
+
+
+def worker_assignment(assignment_id: int) -> Assignment:
+    """The caller's own assignment: 404 when there is none, 403 when it is someone else's."""
+    try:
+        return own_assignment(assignment_id, current_user)
+    except NotInAssignment as exc:
+        abort(404, str(exc))
+    except PermissionError as exc:
+        abort(403, str(exc))
+
+
+def summary(assignment: Assignment) -> dict:
+    decided, total = progress(assignment.id)
+    return {"decided": decided, "total": total, "tally": tally(assignment.id)}
+
+
+@bp.get("/assignments/<int:assignment_id>/decisions")
+@roles_required("worker")
+def list_decisions(assignment_id: int):
+    assignment = worker_assignment(assignment_id)
+    answers = {
+        str(pair_id): {"decision": e.decision, "confidence": e.confidence}
+        for pair_id, e in current_decisions(assignment.id).items()
+    }
+    pages = page_count(len(ordered_pair_ids(assignment.id)), assignment.project.page_size)
+    return jsonify(
+        decisions=answers, resume_page=resume_page(assignment), pages=pages, **summary(assignment)
+    )
+
+
+@bp.post("/assignments/<int:assignment_id>/decisions")
+@roles_required("worker")
+def save_decision(assignment_id: int):
+    assignment = worker_assignment(assignment_id)
+    body = json_body()
+    pair_id = body.get("pair_id")
+    if not isinstance(pair_id, int) or isinstance(pair_id, bool):
+        abort(400, "'pair_id' must be an integer")
+    try:
+        event = record_decision(
+            assignment, pair_id, body.get("decision"), body.get("confidence"), by=current_user
+        )
+    except DecisionError as exc:
+        abort(400, str(exc))
+    except NotInAssignment as exc:
+        abort(404, str(exc))
+    db.session.commit()
+    answer = {"pair_id": pair_id, "decision": event.decision, "confidence": event.confidence}
+    return jsonify(id=event.id, **answer, **summary(assignment)), 201
+
+
+@bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")
+@roles_required("worker")
+def submit_page_view(assignment_id: int, page: int):
+    assignment = worker_assignment(assignment_id)
+    body = request.get_json(silent=True)
+    shown = body.get("pair_ids") if isinstance(body, dict) else None
+    if shown is not None and not (isinstance(shown, list) and all(type(p) is int for p in shown)):
+        abort(400, "'pair_ids' must be a list of integers")
+    try:
+        result = submit_page(assignment, page, shown)
+    except PageIncomplete as exc:
+        body = {"error": "unanswered", "message": str(exc), "unanswered": exc.unanswered}
+        return jsonify(body), 400
+    except DecisionError as exc:
+        abort(400, str(exc))
+    except NotInAssignment as exc:
+        abort(404, str(exc))
+    return jsonify(
+        page=result.page,
+        next_page=result.next_page,
+        complete=result.next_page is None,
+        decided=result.decided,
+        total=result.total,
+    )

@@ -1,0 +1,63 @@
+"""Project endpoints for managers' scripts: create a project, assign pairs."""
+
+from __future__ import annotations
+
+from flask import abort, jsonify, request
+from flask_login import current_user
+from sqlalchemy import select
+
+from app.api import bp
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Project, User
+from app.projects.assignments import AssignmentError, assign_pairs
+from app.projects.services import ProjectSpecError, create_project
+
+
+def json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, "the request body must be a JSON object")
+    return body
+
+
+def owned_project(project_id: int) -> Project:
+    """The project, if the caller manages it (admins may read every project)."""
+    project = db.session.get(Project, project_id)
+    if project is None:
+        abort(404, "no such project")
+    if current_user.role != "admin" and project.owner_id != current_user.id:
+        abort(403, "this project belongs to another manager")
+    return project
+
+
+@bp.post("/projects")
+@roles_required("manager")
+def create_project_view():
+    try:
+        project = create_project(json_body(), owner=current_user)
+    except ProjectSpecError as exc:
+        db.session.rollback()
+        return jsonify(error="invalid_project", message=str(exc), problems=exc.problems), 400
+    db.session.commit()
+    return jsonify(id=project.id), 201
+
+
+@bp.post("/projects/<int:project_id>/assignments")
+@roles_required("manager")
+def create_assignment_view(project_id: int):
+    project = owned_project(project_id)
+    body = json_body()
+    worker = db.session.scalar(select(User).where(User.username == str(body.get("worker"))))
+    if worker is None:
+        abort(400, f"no user {body.get('worker')!r}")
+    try:
+        assignment = assign_pairs(
+            project, worker, body.get("budget", project.default_budget), body.get("pairs", "all"),
+            start_partial=body.get("start_partial", []),
+        )
+    except AssignmentError as exc:
+        db.session.rollback()
+        abort(400, str(exc))
+    db.session.commit()
+    return jsonify(id=assignment.id), 201

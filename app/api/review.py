@@ -1,0 +1,53 @@
+"""Worker endpoints: read an assignment page by page, reveal one cell."""
+
+from __future__ import annotations
+
+from flask import abort, jsonify, request
+from flask_login import current_user
+
+from app.api import bp
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Assignment
+from app.review import services
+from app.review.serialize import meters_json, pair_json
+
+
+def own_assignment(assignment_id: int) -> Assignment:
+    assignment = db.session.get(Assignment, assignment_id)
+    if assignment is None:
+        abort(404, "no such assignment")
+    if assignment.worker_id != current_user.id:
+        abort(403, "this assignment belongs to another worker")
+    return assignment
+
+
+@bp.get("/assignments/<int:assignment_id>")
+@roles_required("worker")
+def assignment_page(assignment_id: int):
+    ctx = services.Context.of(own_assignment(assignment_id))
+    page = request.args.get("page", 1, type=int)
+    try:
+        body = services.page_json(ctx, page)
+    except services.NotInAssignment as exc:
+        abort(404, str(exc))
+    return jsonify(body)
+
+
+@bp.post("/assignments/<int:assignment_id>/reveal")
+@roles_required("worker")
+def reveal(assignment_id: int):
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, "send {\"pair_id\", \"row\", \"attribute\"} as JSON")
+    pair_id, row, attribute = body.get("pair_id"), body.get("row"), body.get("attribute")
+    if not isinstance(pair_id, int) or not isinstance(row, int) or not isinstance(attribute, str):
+        abort(400, "pair_id and row must be integers and attribute a string")
+    try:
+        result = services.reveal_cell(assignment_id, pair_id, row, attribute, by=current_user)
+    except services.RevealRefused as exc:
+        db.session.rollback()
+        return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
+    response = services.reveal_json(result)
+    db.session.commit()
+    return jsonify(response)

@@ -1,0 +1,97 @@
+"""The disclosure state of displayed pairs, built from records and stored levels.
+
+Plain objects over the disclosure engine and the KAPR core: no queries here. Row 0 shows the
+pair's record A (the "left" side of the KAPR core), row 1 its record B ("right").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from app.core import disclosure
+from app.core.attributes import AttributeType, Level
+from app.core.disclosure import CellView, Comparison
+from app.core.evidence import Evidence, Marker
+from app.core.kapr import PairView
+
+SIDE_NAMES = ("left", "right")
+
+FIRST_NAMES = ("first_name", "firstname", "first", "fname", "given_name")
+LAST_NAMES = ("last_name", "lastname", "last", "lname", "surname", "family_name")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    id: int
+    name: str
+    kind: AttributeType
+
+
+def name_attributes(attributes: Sequence[Attribute]) -> tuple[str, str] | None:
+    """The (first name, last name) attributes, when the schema has both."""
+    names = {a.name.lower(): a.name for a in attributes}
+    first = next((names[n] for n in FIRST_NAMES if n in names), None)
+    last = next((names[n] for n in LAST_NAMES if n in names), None)
+    return (first, last) if first and last else None
+
+
+@dataclass
+class PairState:
+    """One displayed pair: both records' values, their comparisons and the stored levels."""
+
+    pair_id: int
+    attributes: Sequence[Attribute]
+    values: tuple[Mapping[str, str | None], Mapping[str, str | None]]
+    levels: dict[tuple[int, str], Level] = field(default_factory=dict)
+    comparisons: dict[str, Comparison] = field(init=False)
+    name_swap: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        a, b = self.values
+        self.comparisons = {
+            attr.name: disclosure.compare(attr.kind, a.get(attr.name), b.get(attr.name))
+            for attr in self.attributes
+        }
+        names = name_attributes(self.attributes)
+        self.name_swap = bool(names) and disclosure.name_swap(
+            a.get(names[0]), a.get(names[1]), b.get(names[0]), b.get(names[1])
+        )
+        self._names = set(names) if names and self.name_swap else set()
+
+    def level(self, row: int, attribute: str) -> Level:
+        return self.levels.get((row, attribute), Level.MASKED)
+
+    def next_level(self, row: int, attribute: str) -> Level | None:
+        return disclosure.next_level(self.comparisons[attribute], row, self.level(row, attribute))
+
+    def view(self, row: int, attribute: str, level: Level | None = None) -> CellView:
+        level = self.level(row, attribute) if level is None else level
+        cell = disclosure.view(self.comparisons[attribute], row, level)
+        if attribute in self._names and level is Level.MASKED:
+            cell = disclosure.add_marker(cell, "name_swap")
+        return cell
+
+    def evidence(self, row: int, attribute: str, level: Level | None = None) -> Evidence:
+        cell = self.view(row, attribute, level)
+        return Evidence(cell.level, cell.total, cell.known)
+
+    def pair_view(self) -> PairView:
+        rows = [
+            {a.name: self.evidence(row, a.name) for a in self.attributes} for row in (0, 1)
+        ]
+        markers = {
+            a.name: Marker.between(self.values[0].get(a.name), self.values[1].get(a.name))
+            for a in self.attributes
+        }
+        return PairView(rows[0], rows[1], markers)
+
+    def characters(self) -> tuple[int, int]:
+        """(disclosed, total) characters over the pair's cells."""
+        disclosed = total = 0
+        for row in (0, 1):
+            for a in self.attributes:
+                cell = self.view(row, a.name)
+                disclosed += cell.disclosed
+                total += cell.total
+        return disclosed, total
