@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from app.core.attributes import AttributeType, Level
 from app.core.kapr import next_costs, reveal_cost
@@ -61,8 +62,7 @@ class Context:
     def of(cls, assignment: Assignment) -> Context:
         project = assignment.project
         attributes = [Attribute(a.id, a.name, AttributeType(a.kind)) for a in project.identifying]
-        n_pairs = len(assignment.pairs)
-        return cls(assignment, project, attributes, 2 * n_pairs)
+        return cls(assignment, project, attributes, 2 * _pair_count(assignment.id))
 
     @property
     def budget(self) -> Fraction:
@@ -127,14 +127,30 @@ def page_costs(ctx: Context, pairs: list[Pair], states: list[PairState]) -> dict
     return costs
 
 
+def _pair_count(assignment_id: int) -> int:
+    return db.session.scalar(
+        select(func.count()).select_from(AssignmentPair).where(
+            AssignmentPair.assignment_id == assignment_id
+        )
+    )
+
+
 def page_of(ctx: Context, page: int) -> tuple[list[Pair], int]:
     """The pairs on 1-based ``page`` and the number of pages."""
     size = ctx.project.page_size
-    pages = max(1, math.ceil(len(ctx.assignment.pairs) / size))
+    pages = max(1, math.ceil(ctx.n_rows / 2 / size))
     if not 1 <= page <= pages:
         raise NotInAssignment(f"page {page} does not exist (1 to {pages})")
-    links = ctx.assignment.pairs[(page - 1) * size : page * size]
-    return [link.pair for link in links], pages
+    pairs = db.session.scalars(
+        select(Pair)
+        .join(AssignmentPair, AssignmentPair.pair_id == Pair.id)
+        .where(AssignmentPair.assignment_id == ctx.assignment.id)
+        .order_by(AssignmentPair.position)
+        .offset((page - 1) * size)
+        .limit(size)
+        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+    ).all()
+    return pairs, pages
 
 
 @dataclass(frozen=True)
@@ -261,7 +277,7 @@ def reveal_json(result: RevealResult) -> dict:
     ctx = Context.of(assignment)
     costs = page_costs(ctx, [result.pair], [result.state])
     room = ctx.budget - ctx.kapr
-    position = next(link.position for link in assignment.pairs if link.pair_id == result.pair.id)
+    position = db.session.get(AssignmentPair, (assignment.id, result.pair.id)).position
     decision = current_decisions(assignment.id, [result.pair.id]).get(result.pair.id)
     pair = pair_json(result.state, position, costs, room, decision)
     return {
