@@ -10,7 +10,6 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
 from app.review import services
-from app.review.serialize import meters_json, pair_json
 
 
 def own_assignment(assignment_id: int) -> Assignment:

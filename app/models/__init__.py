@@ -3,7 +3,7 @@
 from app.models.assignment import Assignment, AssignmentPair, CellState
 from app.models.events import DecisionEvent, RevealEvent
 from app.models.job import Job
-from app.models.manage import BudgetChange, ConflictResolution, NameFrequency, PairFileKey  # noqa: F401
+from app.models.manage import BudgetChange, ConflictResolution, NameFrequency, PairFileKey
 from app.models.pair import Pair
 from app.models.project import EvidenceModel, Project, ProjectAttribute, ProjectKind, Source
 from app.models.record import Record, VaultRecord
@@ -13,15 +13,20 @@ __all__ = [
     "ApiToken",
     "Assignment",
     "AssignmentPair",
+    "BudgetChange",
     "CellState",
+    "ConflictResolution",
     "DecisionEvent",
     "EvidenceModel",
     "Job",
+    "NameFrequency",
     "Pair",
+    "PairFileKey",
     "Project",
     "ProjectAttribute",
     "ProjectKind",
     "Record",
+    "RevealEvent",
     "Role",
     "Source",
     "User",
