@@ -31,6 +31,7 @@ def _segment(segment) -> dict:
 
 def pair_json(state: PairState, position: int, costs: dict, room: Fraction, decision=None,
               frequencies: dict | None = None) -> dict:
+    """One pair; ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes."""
     rows = []
     for row in (0, 1):
         cells = {
@@ -38,8 +39,8 @@ def pair_json(state: PairState, position: int, costs: dict, room: Fraction, deci
             for a in state.attributes
         }
         entry = {"row": row, "cells": cells}
-        if frequencies:
-            entry["frequency"] = _frequency(state, row, frequencies)
+        if frequencies and (state.pair_id, row) in frequencies:
+            entry["frequency"] = frequencies[state.pair_id, row]
         rows.append(entry)
     return {
         "id": state.pair_id,
@@ -49,15 +50,6 @@ def pair_json(state: PairState, position: int, costs: dict, room: Fraction, deci
         "decision": None if decision is None else {
             "decision": decision.decision, "confidence": decision.confidence},
         "rows": rows,
-    }
-
-
-def _frequency(state: PairState, row: int, frequencies: dict) -> dict:
-    from app.core.disclosure import frequency_class
-
-    return {
-        name: frequency_class(counts.get(state.values[row].get(name)))
-        for name, counts in frequencies.items()
     }
 
 

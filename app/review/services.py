@@ -243,12 +243,14 @@ def _store_level(assignment_id: int, pair_id: int, row: int, attribute_id: int, 
 def page_json(ctx: Context, page: int) -> dict:
     """The JSON of one page of an assignment (docs/api.md)."""
     from app.review.decisions import current_decisions, progress
+    from app.review.frequencies import page_frequencies
 
     pairs, pages = page_of(ctx, page)
     states = pair_states(ctx, pairs)
     costs = page_costs(ctx, pairs, states)
     room = ctx.budget - ctx.kapr
     decisions = current_decisions(ctx.assignment.id, [p.id for p in pairs])
+    frequencies = page_frequencies(ctx, pairs, states)
     first = (page - 1) * ctx.project.page_size
     decided, total = progress(ctx.assignment.id)
     project = ctx.project
@@ -263,7 +265,7 @@ def page_json(ctx: Context, page: int) -> dict:
         },
         "attributes": [{"name": a.name, "type": a.kind.value} for a in ctx.attributes],
         "pairs": [
-            pair_json(s, first + i, costs, room, decisions.get(s.pair_id))
+            pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies)
             for i, s in enumerate(states)
         ],
     }
@@ -272,6 +274,7 @@ def page_json(ctx: Context, page: int) -> dict:
 def reveal_json(result: RevealResult) -> dict:
     """The JSON answer to a reveal: the pair with fresh previews, the cell and the meters."""
     from app.review.decisions import current_decisions
+    from app.review.frequencies import page_frequencies
 
     assignment = result.assignment
     ctx = Context.of(assignment)
@@ -279,7 +282,8 @@ def reveal_json(result: RevealResult) -> dict:
     room = ctx.budget - ctx.kapr
     position = db.session.get(AssignmentPair, (assignment.id, result.pair.id)).position
     decision = current_decisions(assignment.id, [result.pair.id]).get(result.pair.id)
-    pair = pair_json(result.state, position, costs, room, decision)
+    frequencies = page_frequencies(ctx, [result.pair], [result.state])
+    pair = pair_json(result.state, position, costs, room, decision, frequencies)
     return {
         "pair": pair,
         "cell": pair["rows"][result.row]["cells"][result.attribute],
