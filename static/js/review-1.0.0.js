@@ -1,0 +1,373 @@
+/* The worker's linkage page: renders the grid from the JSON API (docs/api.md), reveals
+   cells, saves answers. Everything shown comes from the API, which only carries disclosed
+   characters; the DOM is built with textContent, never from HTML strings. */
+(function () {
+  "use strict";
+
+  const root = document.getElementById("review");
+  if (!root) return;
+  const api = root.dataset.api;
+  const pageNo = Number(root.dataset.page);
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const $ = (id) => document.getElementById(id);
+  const glyphs = {};
+  document.querySelectorAll(".legend [data-mark]").forEach((g) => { glyphs[g.dataset.mark] = g.textContent; });
+  const MARK_NAMES = {
+    substitution: "substitution", indel: "insertion or deletion", transposition: "transposition",
+    date_swap: "month and day swapped", identical: "identical", different: "different",
+    missing: "missing", name_swap: "names swapped",
+  };
+  const CHOICES = [ // keys 1-6, left to right as in the paper: H M L | L M H
+    ["different", "high"], ["different", "medium"], ["different", "low"],
+    ["same", "low"], ["same", "medium"], ["same", "high"],
+  ];
+  let data = null;      // the page as served by GET /api/v1/assignments/<id>?page=N
+  let busy = false;     // one reveal at a time
+  let generation = 0;   // discards a background refresh that a newer reveal made stale
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined) node.append(child);
+    }
+    return node;
+  }
+  const pct = (x) => (100 * x).toFixed(2) + "%";
+  const srOnly = (text) => el("span", { class: "sr-only" }, text);
+
+  async function call(method, url, body) {
+    let response;
+    try {
+      response = await fetch(url, {
+        method, credentials: "same-origin",
+        headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (_) {
+      return { ok: false, status: 0, body: { message: "The server could not be reached; nothing changed." } };
+    }
+    let json = {};
+    try { json = await response.json(); } catch (_) { /* not JSON: keep {} */ }
+    return { ok: response.ok, status: response.status, body: json };
+  }
+
+  function say(text) { $("status").textContent = text; }
+  function alarm(text) {
+    const box = $("alert");
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  /* ---------- meters, progress ---------- */
+  function renderMeters() {
+    const a = data.assignment;
+    const chars = $("chars-meter");
+    chars.querySelector(".meter-fill").style.width = Math.min(100, a.characters.percent) + "%";
+    chars.setAttribute("aria-valuenow", a.characters.percent.toFixed(2));
+    chars.setAttribute("aria-valuetext", `${a.characters.percent.toFixed(2)}% (${a.characters.disclosed} of ${a.characters.total} characters)`);
+    $("chars-value").textContent = `${a.characters.percent.toFixed(2)}%`;
+    const kapr = $("kapr-meter");
+    kapr.querySelector(".meter-fill").style.width = scaled(a.kapr) + "%";
+    kapr.querySelector(".meter-limit").style.left = scaled(a.budget) + "%";
+    kapr.dataset.kaprExact = a.kapr_exact;
+    kapr.setAttribute("aria-valuemax", (100 * riskScale()).toFixed(2));
+    kapr.setAttribute("aria-valuenow", (100 * a.kapr).toFixed(2));
+    kapr.setAttribute("aria-valuetext", `${pct(a.kapr)}, budget ${pct(a.budget)}`);
+    // Unbounded: some anonymity set is smaller than kappa, so the score may pass 100%.
+    $("kapr-value").textContent = pct(a.kapr) + (a.kapr_bounded === false ? " (unbounded)" : "");
+    $("kapr-limit").textContent = pct(a.budget);
+  }
+
+  /* The risk meter spans 0 to 125% of the budget (at most KAPR 1), so a small budget is
+     still readable; the limit mark sits at 80% of its width. */
+  function riskScale() {
+    const a = data.assignment;
+    return Math.min(1, Math.max(a.budget * 1.25, a.kapr, 0.001));
+  }
+  const scaled = (x) => Math.min(100, (100 * x) / riskScale());
+
+  function preview(cost, over) {
+    const ghost = $("kapr-meter").querySelector(".meter-ghost");
+    if (cost === null) {
+      ghost.hidden = true;
+      $("kapr-preview").textContent = "";
+      return;
+    }
+    const start = scaled(data.assignment.kapr);
+    ghost.style.left = start + "%";
+    ghost.style.width = Math.max(0.5, scaled(data.assignment.kapr + cost) - start) + "%";
+    ghost.classList.toggle("over", over);
+    ghost.hidden = false;
+    $("kapr-preview").textContent = "+" + pct(cost);
+  }
+
+  function renderProgress(decided, total, tally) {
+    $("progress").max = Math.max(1, total);
+    $("progress").value = decided;
+    $("progress-text").textContent = `${decided} / ${total}`;
+    if (!tally) return;
+    const part = (d) => `${d[0].toUpperCase()}${d.slice(1)} ${tally[d] || 0}` +
+      ` (H ${tally[d + "-high"] || 0}, M ${tally[d + "-medium"] || 0}, L ${tally[d + "-low"] || 0})`;
+    const parts = [part("same"), part("different")];
+    if (data.assignment.allow_unsure) parts.push(`Unsure ${tally.unsure || 0}`);
+    $("tally").textContent = parts.join(" · ");
+  }
+
+  /* ---------- the grid ---------- */
+  function renderHead() {
+    const head = $("grid-head");
+    head.replaceChildren(
+      el("th", { scope: "col" }, "Pair"), el("th", { scope: "col" }, "Record"),
+      ...data.attributes.map((a) => el("th", { scope: "col" }, a.type === "date" ? `${a.name} (M/D/Y)` : a.name)),
+      el("th", { scope: "col" }, "Your answer"));
+  }
+
+  function segment(seg) {
+    const mark = seg.mark ? ` mark-${seg.mark}` : "";
+    const title = seg.mark ? MARK_NAMES[seg.mark] || seg.mark : null;
+    if (seg.kind === "shown") return el("span", { class: `seg shown${seg.mark ? " marked" : ""}${mark}`, title }, seg.text);
+    if (seg.kind === "separator") return el("span", { class: "seg sep" }, seg.text);
+    if (seg.kind === "marker") return el("span", { class: `seg marker${mark}`, title }, " ", seg.text);
+    return el("span", { class: `seg hidden${mark}`, title: title ? `hidden, ${title}` : "hidden" }, seg.text);
+  }
+
+  function cellButton(pair, row, attr) {
+    const cell = pair.rows[row].cells[attr.name];
+    const who = `Pair ${pair.position + 1}, record ${"AB"[row]}, ${attr.name}`;
+    let state = "open", reason = `Reveal (${cell.next_level}): +${pct(cell.next_cost || 0)} privacy risk`;
+    if (cell.next_level === null) {
+      state = "done";
+      reason = cell.total === 0 ? "Missing value: nothing to reveal" : "Nothing more to reveal";
+    } else if (!cell.affordable) {
+      state = "over";
+      reason = `Over budget: the next reveal costs ${pct(cell.next_cost)}, ` +
+        `${pct(Math.max(0, data.assignment.budget - data.assignment.kapr))} left`;
+    }
+    const badge = state === "done" ? null
+      : el("span", { class: "cost", "aria-hidden": "true" }, state === "over" ? `\u2298 +${pct(cell.next_cost)}` : `+${pct(cell.next_cost)}`);
+    return el("button", {
+      type: "button", class: `cell level-${cell.level} ${state}`, title: reason,
+      "aria-disabled": state === "open" ? null : "true",
+      "data-pair": pair.id, "data-row": row, "data-attr": attr.name,
+      "data-cost": cell.next_cost, "data-cost-exact": cell.next_cost_exact,
+    },
+    srOnly(`${who} (${cell.level}): `),
+    el("span", { class: "value" }, cell.display.length ? cell.display.map(segment) : el("span", { class: "seg empty" }, "")),
+    badge, srOnly(`. ${reason}.`));
+  }
+
+  function frequencyBadge(pair, row, attr) {
+    const freq = (pair.rows[row].frequency || {})[attr.name];
+    if (!freq) return null;
+    const text = freq.replace("_", " ");
+    return el("span", { class: `freq freq-${freq}`, title: `frequency of this ${attr.name}: ${text}` },
+      el("span", { "aria-hidden": "true" }, glyphs.frequency || "f"), srOnly("frequency "), ` ${text}`);
+  }
+
+  function markupRow(pair) {
+    const cells = data.attributes.map((attr) => {
+      const marks = (pair.markups[attr.name] || []).filter((m) => glyphs[m]);
+      return el("td", { class: "markups" }, marks.map((m) =>
+        el("span", { class: `glyph mark-${m}`, title: MARK_NAMES[m] || m },
+          el("span", { "aria-hidden": "true" }, glyphs[m]), srOnly(` ${MARK_NAMES[m] || m} `))));
+    });
+    const swap = pair.name_swap ? el("span", { class: "glyph mark-name_swap", title: "names swapped" }, glyphs.name_swap) : null;
+    return el("tr", { class: "markup-row" }, el("th", { scope: "row", class: "rowhead" }, srOnly("Differences"), swap), cells);
+  }
+
+  function choicePanel(pair) {
+    const chosen = pair.decision || {};
+    const button = ([decision, confidence], key) => el("button", {
+      type: "button", class: `choose ${decision}`, "data-pair": pair.id, "data-decision": decision,
+      "data-confidence": confidence, "aria-pressed": String(chosen.decision === decision && chosen.confidence === (confidence || null)),
+      title: `${decision === "unsure" ? "Unsure" : `${decision[0].toUpperCase()}${decision.slice(1)}, ${confidence} confidence`} (key ${key})`,
+    }, el("span", { "aria-hidden": "true" }, confidence ? confidence[0].toUpperCase() : "?"),
+    srOnly(decision === "unsure" ? "Unsure" : `${decision}, ${confidence} confidence`));
+    const buttons = CHOICES.map((c, i) => button(c, i + 1));
+    const unsure = data.assignment.allow_unsure ? button(["unsure", null], 0) : null;
+    return el("td", { class: "choice", rowspan: 3 },
+      el("div", { role: "group", "aria-label": `Pair ${pair.position + 1}: your answer` },
+        el("div", { class: "scale" }, el("span", { class: "end" }, "Different"), buttons.slice(0, 3),
+          el("span", { class: "mid", "aria-hidden": "true" }, "|"), buttons.slice(3), el("span", { class: "end" }, "Same")),
+        unsure));
+  }
+
+  function pairBody(pair) {
+    const rowFor = (row) => el("tr", { class: `rec rec-${"ab"[row]}` },
+      row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" })) : null,
+      el("th", { scope: "row", class: "rowhead" }, "AB"[row]),
+      data.attributes.map((attr) => el("td", null, cellButton(pair, row, attr), frequencyBadge(pair, row, attr))),
+      row === 0 ? choicePanel(pair) : null);
+    return el("tbody", { class: "pair", "data-pair": pair.id }, rowFor(0), markupRow(pair), rowFor(1));
+  }
+
+  function keepFocus(render) {
+    const active = document.activeElement;
+    const key = active && active.dataset && active.dataset.pair
+      ? `[data-pair="${active.dataset.pair}"]` + (active.classList.contains("cell")
+        ? `.cell[data-row="${active.dataset.row}"][data-attr="${CSS.escape(active.dataset.attr)}"]`
+        : `.choose[data-decision="${active.dataset.decision}"]` +
+          (active.dataset.confidence ? `[data-confidence="${active.dataset.confidence}"]` : ":not([data-confidence])"))
+      : null;
+    render();
+    const again = key && $("grid").querySelector(key);
+    if (again) again.focus();
+  }
+
+  function renderPairs() {
+    const grid = $("grid");
+    keepFocus(() => {
+      grid.querySelectorAll("tbody").forEach((b) => b.remove());
+      data.pairs.forEach((pair) => grid.append(pairBody(pair)));
+    });
+  }
+
+  function replacePair(pair) {
+    const index = data.pairs.findIndex((p) => p.id === pair.id);
+    if (index < 0) return;
+    data.pairs[index] = pair;
+    keepFocus(() => $("grid").querySelector(`tbody[data-pair="${pair.id}"]`).replaceWith(pairBody(pair)));
+  }
+
+  /* ---------- actions ---------- */
+  async function load() {
+    const [page, answers] = await Promise.all([call("GET", `${api}?page=${pageNo}`), call("GET", `${api}/decisions`)]);
+    $("loading").hidden = true;
+    if (!page.ok) { alarm(page.body.message || "The pairs could not be loaded."); return; }
+    data = page.body;
+    renderHead(); renderPairs(); renderMeters();
+    if (answers.ok) renderProgress(answers.body.decided, answers.body.total, answers.body.tally);
+    else renderProgress(data.assignment.decided, data.assignment.pairs_total, null);
+    root.dataset.ready = "true";
+  }
+
+  async function refresh(mine) {
+    const page = await call("GET", `${api}?page=${pageNo}`);
+    if (!page.ok || mine !== generation) return;
+    data = page.body;
+    renderPairs(); renderMeters();
+  }
+
+  async function reveal(button) {
+    if (busy) return;
+    if (button.getAttribute("aria-disabled") === "true") { say(button.title); return; }
+    busy = true;
+    const target = { pair_id: Number(button.dataset.pair), row: Number(button.dataset.row), attribute: button.dataset.attr };
+    const res = await call("POST", `${api}/reveal`, target).finally(() => { busy = false; });
+    if (res.ok) {
+      alarm("");
+      Object.assign(data.assignment, res.body.assignment);
+      replacePair(res.body.pair);
+      renderMeters();
+      say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.pair.position + 1}: +${pct(res.body.cost)} privacy risk.`);
+      refresh(++generation);  // other pairs' costs depend on what was just disclosed
+    } else if (res.body.error === "budget_exceeded") {
+      alarm(`Refused: this reveal would cost ${pct(res.body.next_cost)} and take your privacy risk ` +
+        `(${pct(res.body.kapr)}) over your budget of ${pct(data.assignment.budget)}. Nothing was revealed.`);
+      button.setAttribute("aria-disabled", "true");
+      button.classList.replace("open", "over");
+      button.title = "Over budget: refused by the server";
+    } else {
+      alarm(res.body.message || `The reveal failed (${res.status}).`);
+    }
+  }
+
+  async function choose(pairId, decision, confidence) {
+    if (!data) return;
+    const res = await call("POST", `${api}/decisions`, { pair_id: pairId, decision, confidence });
+    if (!res.ok) { alarm(res.body.message || `The answer was not saved (${res.status}).`); return; }
+    alarm("");
+    const pair = data.pairs.find((p) => p.id === pairId);
+    pair.decision = { decision, confidence };
+    replacePair(pair);
+    renderProgress(res.body.decided, res.body.total, res.body.tally);
+    say(`Pair ${pair.position + 1}: ${decision}${confidence ? ", " + confidence + " confidence" : ""} saved.`);
+  }
+
+  async function submitPage() {
+    const ids = data.pairs.map((p) => p.id);
+    const res = await call("POST", `${api}/pages/${pageNo}/submit`, { pair_ids: ids });
+    $("grid").querySelectorAll("tbody.unanswered").forEach((b) => b.classList.remove("unanswered"));
+    if (res.ok) {
+      if (res.body.next_page) { window.location.assign(`${root.dataset.pageUrl}?page=${res.body.next_page}`); return; }
+      alarm("");
+      say(`Page submitted. All ${res.body.total} pairs are answered: thank you. You can change an answer, or Save & exit.`);
+      return;
+    }
+    if (res.body.error === "unanswered") {
+      const names = res.body.unanswered.map((id) => {
+        const body = $("grid").querySelector(`tbody[data-pair="${id}"]`);
+        body.classList.add("unanswered");
+        body.querySelector(".todo").textContent = " \u26A0 needs an answer";
+        return data.pairs.find((p) => p.id === id).position + 1;
+      });
+      alarm(`Not submitted: answer pair${names.length > 1 ? "s" : ""} ${names.join(", ")} first.`);
+      $("grid").querySelector(`tbody[data-pair="${res.body.unanswered[0]}"] .choose`).focus();
+    } else {
+      alarm(res.body.message || `The page was not submitted (${res.status}).`);
+    }
+  }
+
+  /* ---------- keyboard ---------- */
+  function moveFrom(node, key) {
+    const grid = $("grid");
+    const rows = [...grid.querySelectorAll("tr.rec")];
+    if (node.classList.contains("cell")) {
+      const tr = node.closest("tr");
+      const cells = [...tr.querySelectorAll(".cell")];
+      const r = rows.indexOf(tr), c = cells.indexOf(node);
+      if (key === "ArrowLeft") return cells[c - 1];
+      if (key === "ArrowRight") return cells[c + 1] || node.closest("tbody").querySelector(".choose");
+      const next = rows[r + (key === "ArrowDown" ? 1 : -1)];
+      return next && next.querySelectorAll(".cell")[c];
+    }
+    const choices = [...node.closest("td").querySelectorAll(".choose")];
+    const i = choices.indexOf(node);
+    if (key === "ArrowRight") return choices[i + 1];
+    if (key === "ArrowLeft") return choices[i - 1] || [...node.closest("tbody").querySelectorAll("tr.rec-a .cell")].pop();
+    const bodies = [...grid.querySelectorAll("tbody.pair")];
+    const other = bodies[bodies.indexOf(node.closest("tbody")) + (key === "ArrowDown" ? 1 : -1)];
+    return other && other.querySelectorAll(".choose")[i];
+  }
+
+  $("grid").addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const node = event.target;
+    const body = node.closest && node.closest("tbody.pair");
+    if (!body || !data) return;
+    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(event.key)) {
+      const next = moveFrom(node, event.key);
+      event.preventDefault();
+      if (next) next.focus();
+    } else if (/^[1-6]$/.test(event.key) || (event.key === "0" && data.assignment.allow_unsure)) {
+      event.preventDefault();
+      const [decision, confidence] = event.key === "0" ? ["unsure", null] : CHOICES[Number(event.key) - 1];
+      choose(Number(body.dataset.pair), decision, confidence);
+    }
+  });
+  $("grid").addEventListener("click", (event) => {
+    const cell = event.target.closest(".cell");
+    // The second click of a double-click (detail 2) must not reveal a second level.
+    if (cell) { if (event.detail <= 1) reveal(cell); return; }
+    const pick = event.target.closest(".choose");
+    if (pick) choose(Number(pick.dataset.pair), pick.dataset.decision, pick.dataset.confidence || null);
+  });
+  const hover = (event) => {
+    const cell = event.target.closest && event.target.closest(".cell");
+    if (!cell || !data) return;
+    preview(cell.classList.contains("done") ? null : Number(cell.dataset.cost), cell.classList.contains("over"));
+  };
+  const unhover = (event) => { if (event.target.closest && event.target.closest(".cell")) preview(null, false); };
+  $("grid").addEventListener("mouseover", hover);
+  $("grid").addEventListener("focusin", hover);
+  $("grid").addEventListener("mouseout", unhover);
+  $("grid").addEventListener("focusout", unhover);
+  $("submit-page").addEventListener("click", submitPage);
+
+  load();
+})();
