@@ -31,7 +31,12 @@ class NameFrequency(db.Model):
 
 
 class PairFileKey(db.Model):
-    """The ``PairID`` a pair had in its MINDFIRL pair file (written back by the legacy export)."""
+    """A pair's ``PairID`` and record ``ID`` s as its MINDFIRL pair file gave them.
+
+    A pair file may repeat a record pair (the demo shows one pair in several blocks) while
+    ``pairs`` holds a record pair once, so a repeat is stored against a copy of record A
+    (external id ``ID@PairID``); the exports read the original ids from here.
+    """
 
     __tablename__ = "pair_file_keys"
 
@@ -39,6 +44,8 @@ class PairFileKey(db.Model):
         ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
     )
     external_id: Mapped[str] = mapped_column(String(100))
+    id_a: Mapped[str] = mapped_column(String(100))
+    id_b: Mapped[str] = mapped_column(String(100))
 
 
 class BudgetChange(db.Model):

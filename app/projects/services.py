@@ -169,8 +169,14 @@ def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) 
     return prepared
 
 
-def _insert_records(project_id, source_id, rows, attributes) -> dict[str, int]:
-    """Insert records and their vault rows in chunks; return external id → record id."""
+def _insert_records(
+    project_id, source_id, rows, attributes, *, offset: int = 0, with_ids: bool = True
+) -> dict[str, int]:
+    """Insert records and their vault rows in chunks; return external id → record id.
+
+    ``offset`` is the position of the first row (a file imported chunk by chunk); with
+    ``with_ids=False`` the (source-wide) id map is not read back and ``{}`` is returned.
+    """
     has_sensitive = any(not a.identifying for a in attributes)
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
@@ -183,7 +189,7 @@ def _insert_records(project_id, source_id, rows, attributes) -> dict[str, int]:
                     "source_id": source_id,
                     "external_id": row["id"],
                     "pseudonym": p,
-                    "position": start + i,
+                    "position": offset + start + i,
                     "values": row["identifying"],
                 }
                 for i, (row, p) in enumerate(zip(chunk, pseudonyms, strict=True))
@@ -197,6 +203,8 @@ def _insert_records(project_id, source_id, rows, attributes) -> dict[str, int]:
                     for row, p in zip(chunk, pseudonyms, strict=True)
                 ],
             )
+    if not with_ids:
+        return {}
     return dict(
         db.session.execute(
             select(Record.external_id, Record.id).where(Record.source_id == source_id)

@@ -19,7 +19,7 @@ from app.projects.blocking import (
     count_pairs,
     parse_rules,
 )
-from app.projects.csvio import ColumnMapping, read_records
+from app.projects.csv_records import ColumnMapping, read_records
 
 MINDFIRL = Path(__file__).parent.parent / "data" / "mindfirl"
 TYPES = {"first": "string", "last": "string", "dob": "date", "zip": "id"}

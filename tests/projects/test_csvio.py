@@ -11,15 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.attributes import AttributeType
-from app.projects.csvio import (
-    MAX_LINE_BYTES,
-    ColumnMapping,
-    CsvImportError,
-    ImportProblem,
-    preview,
-    read_records,
-    validate_file,
-)
+from app.projects.csv_records import ColumnMapping, read_records, validate_file
+from app.projects.csvio import MAX_LINE_BYTES, CsvImportError, ImportProblem, preview
 
 DATA = Path(__file__).parent.parent / "data"
 MALFORMED = DATA / "malformed"

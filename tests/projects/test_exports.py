@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.projects.csvio import ColumnMapping, read_records
+from app.projects.csv_records import ColumnMapping, read_records
 from app.projects.exports import (
     LABEL_COLUMNS,
     Confidence,

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: c02c4c27b506
+Revision ID: 0c313306c228
 Revises: 
-Create Date: 2026-11-22 07:35:47.177677
+Create Date: 2026-11-22 08:08:06.623566
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = 'c02c4c27b506'
+revision = '0c313306c228'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -254,6 +254,8 @@ def upgrade_():
     op.create_table('pair_file_keys',
     sa.Column('pair_id', sa.Integer(), nullable=False),
     sa.Column('external_id', sa.String(length=100), nullable=False),
+    sa.Column('id_a', sa.String(length=100), nullable=False),
+    sa.Column('id_b', sa.String(length=100), nullable=False),
     sa.ForeignKeyConstraint(['pair_id'], ['pairs.id'], name=op.f('fk_pair_file_keys_pair_id_pairs'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('pair_id', name=op.f('pk_pair_file_keys'))
     )

@@ -1,0 +1,83 @@
+"""Managers' scripts: exports, blocking, budget changes and progress over JSON."""
+
+from __future__ import annotations
+
+from flask import Response, abort, jsonify
+from flask_login import current_user
+
+from app.api import bp
+from app.api.projects import json_body, owned_project
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Assignment
+from app.projects.assignments import AssignmentError
+from app.projects.exporting import ExportRefused, export_csv, export_filename
+from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
+from app.projects.progress import project_progress
+from app.projects.staffing import change_budget
+
+
+@bp.get("/projects/<int:project_id>/export/<kind>")
+@roles_required("manager", "admin")
+def export_view(project_id: int, kind: str):
+    project = owned_project(project_id)
+    try:
+        text = export_csv(project, kind)
+    except ExportRefused as exc:
+        abort(404, str(exc))
+    disposition = f'attachment; filename="{export_filename(project, kind)}"'
+    return Response(text, mimetype="text/csv", headers={"Content-Disposition": disposition})
+
+
+@bp.post("/projects/<int:project_id>/blocking")
+@roles_required("manager")
+def blocking_view(project_id: int):
+    """``{"rules": [...], "create": false}``: the counts, or (``create``) make the pairs."""
+    project = owned_project(project_id)
+    body = json_body()
+    try:
+        preview = preview_blocking(project, body.get("rules"))
+        if not body.get("create"):
+            return jsonify(
+                rules=preview.rules, per_rule=preview.per_rule,
+                new_per_rule=preview.new_per_rule, total=preview.total, limit=preview.limit,
+            )  # fmt: skip
+        made = create_pairs(project, body.get("rules"))
+    except BlockingRefused as exc:
+        db.session.rollback()
+        abort(400, str(exc))
+    db.session.commit()
+    return jsonify(pairs=made), 201
+
+
+@bp.post("/projects/<int:project_id>/assignments/<int:assignment_id>/budget")
+@roles_required("manager")
+def budget_view(project_id: int, assignment_id: int):
+    """``{"budget": 0.3}``: change a worker's KAPR budget (recorded)."""
+    project = owned_project(project_id)
+    assignment = db.session.get(Assignment, assignment_id)
+    if assignment is None or assignment.project_id != project.id:
+        abort(404, "no such assignment in this project")
+    try:
+        change = change_budget(assignment, json_body().get("budget"), by=current_user)
+    except AssignmentError as exc:
+        db.session.rollback()
+        abort(400, str(exc))
+    db.session.commit()
+    return jsonify(budget=change.budget_after, previous=change.budget_before)
+
+
+@bp.get("/projects/<int:project_id>/progress")
+@roles_required("manager", "admin")
+def progress_view(project_id: int):
+    progress = project_progress(owned_project(project_id))
+    agreement = progress.agreement
+    return jsonify(
+        pairs=progress.pairs, decided=progress.decided, conflicts=progress.conflicts,
+        agreement={"pairs": agreement.pairs, "percent": agreement.percent,
+                   "kappa": agreement.kappa},
+        workers=[{"assignment": w.assignment_id, "worker": w.worker, "pairs": w.pairs,
+                  "decided": w.decided, "kapr": w.kapr, "budget": w.budget,
+                  "characters": {"disclosed": w.chars_disclosed, "total": w.chars_total}}
+                 for w in progress.workers],
+    )  # fmt: skip

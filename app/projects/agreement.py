@@ -1,0 +1,64 @@
+"""Agreement between two reviewers of the same pairs, and a pair's consensus answer.
+
+Pure functions over plain labels (``"same"``, ``"different"``, ``"unsure"``): no Flask, no
+database.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Agreement", "agreement", "consensus"]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Over ``pairs`` double-coded pairs: how many ``agreed``, the percentage, Cohen's κ.
+
+    ``percent`` and ``kappa`` are ``None`` with no pair; ``kappa`` is also ``None`` when
+    chance agreement is 1 (both reviewers always gave one and the same label), where κ is
+    undefined.
+    """
+
+    pairs: int
+    agreed: int
+    percent: float | None
+    kappa: float | None
+
+
+def agreement(labels: Iterable[tuple[str, str]]) -> Agreement:
+    """Percent agreement and Cohen's κ of two reviewers' labels for the same pairs.
+
+    κ = (p_o − p_e) / (1 − p_e), with p_o the observed agreement and
+    p_e = Σ_c p₁(c)·p₂(c) the agreement expected by chance from each reviewer's label
+    frequencies (Cohen 1960, "A coefficient of agreement for nominal scales"). With more
+    than two workers the first and second coder of a pair (by assignment) play the two
+    reviewers.
+    """
+    pairs = list(labels)
+    n = len(pairs)
+    if n == 0:
+        return Agreement(0, 0, None, None)
+    agreed = sum(a == b for a, b in pairs)
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    observed = agreed / n
+    chance = sum(first[c] * second[c] for c in first) / (n * n)
+    kappa = None if chance == 1 else (observed - chance) / (1 - chance)
+    return Agreement(n, agreed, 100 * observed, kappa)
+
+
+def consensus(decisions: Sequence[str], resolution: str | None = None) -> str | None:
+    """The pair's answer: the manager's ``resolution`` if any, else the reviewers' common one.
+
+    ``None`` when nobody answered, when reviewers disagree (a conflict) or when the only
+    answers are ``unsure``.
+    """
+    if resolution is not None:
+        return resolution
+    distinct = set(decisions)
+    if len(distinct) != 1:
+        return None
+    (only,) = distinct
+    return None if only == "unsure" else only

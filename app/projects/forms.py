@@ -1,0 +1,149 @@
+"""Turn the managers' HTML forms into plain data for the services, or list the problems.
+
+The forms are dynamic (one row per uploaded column, per blocking key, per worker), so they
+are parsed here rather than declared as WTForms classes; CSRF is checked app-wide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from app.core.attributes import AttributeType
+from app.models import EvidenceModel
+
+__all__ = [
+    "ROLES",
+    "FormError",
+    "parse_assignments",
+    "parse_columns",
+    "parse_rules",
+    "parse_settings",
+]
+
+#: What a column can be in the mapping step.
+ROLES = ("ignored", "id", "identifying", "sensitive")
+#: Rule and key slots shown on the blocking page.
+RULE_SLOTS, KEY_SLOTS = 4, 3
+
+
+class FormError(ValueError):
+    """The form has problems; ``problems`` lists them for the page."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def _number(form, name, cast, label, problems, default):
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        return cast(raw)
+    except ValueError:
+        problems.append(f"{label} must be a {'whole ' if cast is int else ''}number, not {raw!r}")
+        return default
+
+
+def parse_settings(form: Mapping[str, str]) -> dict:
+    """Project settings as ``create_project`` spells them (services check the ranges)."""
+    problems: list[str] = []
+    settings = {
+        "kappa": _number(form, "kappa", int, "κ", problems, 1),
+        "default_budget": _number(form, "default_budget", float, "The budget", problems, 0.1),
+        "page_size": _number(form, "page_size", int, "The page size", problems, 10),
+        "evidence_model": form.get("evidence_model") or EvidenceModel.ROW.value,
+        "allow_unsure": form.get("allow_unsure") == "on",
+    }
+    if problems:
+        raise FormError(problems)
+    return settings
+
+
+def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bool) -> dict:
+    """The role and type of every column (fields ``role-<i>`` and ``type-<i>``).
+
+    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns]}``, in
+    header order. ``with_id`` asks for exactly one id column (not for pair files).
+    """
+    problems: list[str] = []
+    plan: dict = {"id_column": None, "identifying": {}, "sensitive": []}
+    for i, column in enumerate(header):
+        role = form.get(f"role-{i}", "ignored")
+        if role not in ROLES or (role == "id" and not with_id):
+            problems.append(f"column {column!r}: choose one of the listed roles")
+        elif role == "id":
+            if plan["id_column"] is not None:
+                problems.append(f"only one unique id column: {plan['id_column']!r} or {column!r}")
+            plan["id_column"] = column
+        elif role == "identifying":
+            kind = form.get(f"type-{i}", AttributeType.STRING.value)
+            if kind not in set(AttributeType):
+                problems.append(f"column {column!r}: unknown type {kind!r}")
+            plan["identifying"][column] = kind
+        elif role == "sensitive":
+            plan["sensitive"].append(column)
+        if role != "ignored" and (not column or column.lower() == "id") and role != "id":
+            problems.append(f"column {column!r} needs a name other than 'id' to be an attribute")
+    if with_id and plan["id_column"] is None:
+        problems.append("choose the column that holds each record's unique id")
+    if not plan["identifying"]:
+        problems.append("choose at least one identifying column (shown masked to workers)")
+    if problems:
+        raise FormError(problems)
+    return plan
+
+
+def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
+    """Blocking rules from the slots ``rule-<r>-attr-<k>``, ``-transform-<k>``, ``-n-<k>``.
+
+    Empty slots are skipped; a rule is the AND of its keys, the rules are OR-ed. The
+    returned data is checked by :func:`app.projects.blocking.parse_rules`.
+    """
+    problems: list[str] = []
+    rules = []
+    for r in range(RULE_SLOTS):
+        keys = []
+        for k in range(KEY_SLOTS):
+            attribute = (form.get(f"rule-{r}-attr-{k}") or "").strip()
+            if not attribute:
+                continue
+            key = {"attribute": attribute, "transform": form.get(f"rule-{r}-transform-{k}")}
+            key["transform"] = key["transform"] or "exact"
+            if key["transform"] in ("first_n", "last_n"):
+                key["n"] = _number(form, f"rule-{r}-n-{k}", int, f"rule {r + 1}: n", problems, 0)
+            keys.append(key)
+        if keys:
+            rules.append(keys)
+    if not rules and not problems:
+        problems.append("add at least one blocking rule (an attribute to block on)")
+    if problems:
+        raise FormError(problems)
+    return rules
+
+
+def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -> dict:
+    """Workers with their budgets, coding, page size and the attributes starting at partial."""
+    problems: list[str] = []
+    chosen = {}
+    for name in workers:
+        if form.get(f"worker-{name}") == "on":
+            budget = _number(form, f"budget-{name}", float, f"{name}'s budget", problems, None)
+            if budget is None and not problems:
+                problems.append(f"give {name} a budget")
+            chosen[name] = budget
+    if not chosen:
+        problems.append("choose at least one worker")
+    coding = form.get("coding", "single")
+    if coding not in ("single", "double"):
+        problems.append("coding is single or double")
+    partial = [a for a in form.getlist("start_partial") if a in attributes]
+    page_size = _number(form, "page_size", int, "The page size", problems, None)
+    if problems:
+        raise FormError(problems)
+    return {
+        "workers": chosen,
+        "coders": 2 if coding == "double" else 1,
+        "start_partial": partial,
+        "page_size": page_size,
+    }

@@ -1,0 +1,108 @@
+"""Keep a manager's uploaded files under ``instance/uploads/<token>/`` between the steps.
+
+The files and a small ``meta.json`` (project name, kind, owner, original file names, the
+chosen column mapping) live on disk, never in the session cookie. A token is random and
+checked against its owner on every step.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import current_app
+
+from app.models import ProjectKind
+
+__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage"]
+
+#: The files each kind of project takes: (label, required, description).
+FILES: dict[str, tuple[tuple[str, bool, str], ...]] = {
+    ProjectKind.LINK: (("A", True, "File A"), ("B", True, "File B")),
+    ProjectKind.DEDUPE: (("A", True, "File"),),
+    ProjectKind.PAIRFILE: (("pairs", True, "Pair file"), ("freq", False, "Name frequencies")),
+}
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+class UploadError(ValueError):
+    """The upload cannot be staged or found; the message says why."""
+
+
+@dataclass
+class Staged:
+    """A staged upload: its directory and metadata."""
+
+    token: str
+    directory: Path
+    meta: dict
+
+    @property
+    def kind(self) -> str:
+        return self.meta["kind"]
+
+    def path(self, label: str) -> Path:
+        return self.directory / f"{label}.csv"
+
+    def has(self, label: str) -> bool:
+        return self.path(label).is_file()
+
+    def labels(self) -> list[str]:
+        return [label for label, _, _ in FILES[self.kind] if self.has(label)]
+
+    def save(self) -> None:
+        (self.directory / "meta.json").write_text(json.dumps(self.meta), encoding="utf-8")
+
+
+def _root() -> Path:
+    root = current_app.config.get("UPLOAD_FOLDER") or Path(current_app.instance_path) / "uploads"
+    return Path(root)
+
+
+def stage(name: str, kind: str, files: Mapping[str, object], owner_id: int) -> Staged:
+    """Save the uploaded ``files`` (label → werkzeug ``FileStorage``) for ``owner_id``."""
+    name = (name or "").strip()
+    problems = []
+    if not name:
+        problems.append("give the project a name")
+    if kind not in FILES:
+        raise UploadError("choose how to create the project: link, dedupe or pair file")
+    given = {label: f for label, f in files.items() if f is not None and getattr(f, "filename", "")}
+    for label, required, description in FILES[kind]:
+        if required and label not in given:
+            problems.append(f"choose the {description.lower()} to upload")
+    if problems:
+        raise UploadError("; ".join(problems))
+    token = secrets.token_urlsafe(18)
+    directory = _root() / token
+    directory.mkdir(parents=True)
+    staged = Staged(token, directory, {"name": name[:200], "kind": kind, "owner": owner_id})
+    staged.meta["filenames"] = {}
+    for label, _, _ in FILES[kind]:
+        if label in given:
+            given[label].save(staged.path(label))
+            staged.meta["filenames"][label] = Path(given[label].filename).name[:255]
+    staged.save()
+    return staged
+
+
+def load(token: str, owner_id: int) -> Staged:
+    """Return the staged upload ``token`` of ``owner_id``, or raise :class:`UploadError`."""
+    directory = _root() / token if _TOKEN.match(token or "") else None
+    meta_file = directory / "meta.json" if directory else None
+    if meta_file is None or not meta_file.is_file():
+        raise UploadError("this upload has expired or does not exist; upload the files again")
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    if meta.get("owner") != owner_id:
+        raise UploadError("this upload belongs to another user")
+    return Staged(token, directory, meta)
+
+
+def discard(staged: Staged) -> None:
+    """Delete the staged files (after a successful import, or when abandoned)."""
+    shutil.rmtree(staged.directory, ignore_errors=True)
