@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, jsonify
+from flask import abort, jsonify
 from flask_login import current_user
 
 from app.api import bp
-from app.api.projects import json_body, owned_project
+from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
+from app.projects.access import export_download, owned_project
 from app.projects.assignments import AssignmentError
-from app.projects.exporting import ExportRefused, export_csv, export_filename
 from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.staffing import change_budget
@@ -20,13 +20,7 @@ from app.projects.staffing import change_budget
 @bp.get("/projects/<int:project_id>/export/<kind>")
 @roles_required("manager", "admin")
 def export_view(project_id: int, kind: str):
-    project = owned_project(project_id)
-    try:
-        text = export_csv(project, kind)
-    except ExportRefused as exc:
-        abort(404, str(exc))
-    disposition = f'attachment; filename="{export_filename(project, kind)}"'
-    return Response(text, mimetype="text/csv", headers={"Content-Disposition": disposition})
+    return export_download(owned_project(project_id), kind)
 
 
 @bp.post("/projects/<int:project_id>/blocking")

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app.api import bp
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Project, User
+from app.models import User
+from app.projects.access import owned_project
 from app.projects.assignments import AssignmentError, assign_pairs
 from app.projects.services import ProjectSpecError, create_project
 
@@ -19,16 +20,6 @@ def json_body() -> dict:
     if not isinstance(body, dict):
         abort(400, "the request body must be a JSON object")
     return body
-
-
-def owned_project(project_id: int) -> Project:
-    """The project, if the caller manages it (admins may read every project)."""
-    project = db.session.get(Project, project_id)
-    if project is None:
-        abort(404, "no such project")
-    if current_user.role != "admin" and project.owner_id != current_user.id:
-        abort(403, "this project belongs to another manager")
-    return project
 
 
 @bp.post("/projects")

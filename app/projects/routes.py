@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, select
 
@@ -10,20 +10,11 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Pair, Project
 from app.projects import bp
-from app.projects.exporting import KINDS, ExportRefused, export_csv, export_filename
+from app.projects.access import export_download, owned_project
+from app.projects.exporting import KINDS
 from app.projects.services import delete_project
 
 MANAGERS = ("manager", "admin")
-
-
-def owned_project(project_id: int) -> Project:
-    """The project, if the current user manages it (admins see every project)."""
-    project = db.session.get(Project, project_id)
-    if project is None:
-        abort(404, "no such project")
-    if current_user.role != "admin" and project.owner_id != current_user.id:
-        abort(403, "this project belongs to another manager")
-    return project
 
 
 @bp.route("/")
@@ -53,13 +44,7 @@ def project(project_id: int):
 @bp.route("/<int:project_id>/export/<kind>")
 @roles_required(*MANAGERS)
 def export(project_id: int, kind: str):
-    project = owned_project(project_id)
-    try:
-        text = export_csv(project, kind)
-    except ExportRefused as exc:
-        abort(404, str(exc))
-    disposition = f'attachment; filename="{export_filename(project, kind)}"'
-    return Response(text, mimetype="text/csv", headers={"Content-Disposition": disposition})
+    return export_download(owned_project(project_id), kind)
 
 
 @bp.route("/<int:project_id>/delete", methods=["GET", "POST"])

@@ -10,13 +10,14 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Role, User
 from app.projects import bp
+from app.projects.access import owned_project
 from app.projects.assignments import AssignmentError
 from app.projects.blocking import TRANSFORMS
 from app.projects.forms import KEY_SLOTS, RULE_SLOTS, FormError, parse_assignments, parse_rules
 from app.projects.outcomes import conflicts, resolve_conflict
 from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
-from app.projects.routes import MANAGERS, owned_project
+from app.projects.routes import MANAGERS
 from app.projects.staffing import assign_workers, change_budget
 
 
