@@ -10,6 +10,7 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
 from app.review import services
+from app.review.serialize import page_json, reveal_json
 
 
 def own_assignment(assignment_id: int) -> Assignment:
@@ -27,7 +28,7 @@ def assignment_page(assignment_id: int):
     ctx = services.Context.of(own_assignment(assignment_id))
     page = request.args.get("page", 1, type=int)
     try:
-        body = services.page_json(ctx, page)
+        body = page_json(ctx, page)
     except services.NotInAssignment as exc:
         abort(404, str(exc))
     return jsonify(body)
@@ -38,7 +39,7 @@ def assignment_page(assignment_id: int):
 def reveal(assignment_id: int):
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        abort(400, "send {\"pair_id\", \"row\", \"attribute\"} as JSON")
+        abort(400, 'send {"pair_id", "row", "attribute"} as JSON')
     pair_id, row, attribute = body.get("pair_id"), body.get("row"), body.get("attribute")
     if not isinstance(pair_id, int) or not isinstance(row, int) or not isinstance(attribute, str):
         abort(400, "pair_id and row must be integers and attribute a string")
@@ -47,6 +48,6 @@ def reveal(assignment_id: int):
     except services.RevealRefused as exc:
         db.session.rollback()
         return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
-    response = services.reveal_json(result)
+    response = reveal_json(result)
     db.session.commit()
     return jsonify(response)

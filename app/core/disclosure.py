@@ -35,6 +35,7 @@ __all__ = [
     "Comparison",
     "compare",
     "view",
+    "shown",
     "partial_available",
     "next_level",
     "add_marker",
@@ -222,6 +223,23 @@ def view(cmp: Comparison, side: int, level: Level | str) -> CellView:
     segments = (*_value_segments(cmp, side, level), *_cell_markers(cmp, side))
     known = tuple((s.pos, s.text) for s in segments if s.kind == "shown" and s.pos is not None)
     return CellView(level, segments, len(known), cmp.total(side), known)
+
+
+def shown(cmp: Comparison, side: int, level: Level | str) -> tuple[tuple[int, str], ...]:
+    """Return the ``known`` of :func:`view` without rendering its segments.
+
+    The KAPR evidence of a cell needs only the disclosed ``(position, character)`` pairs;
+    the hover previews ask for them for every cell of a page, so they skip the rendering.
+    """
+    value = cmp.values[side]
+    level = level if isinstance(level, Level) else Level(level)
+    if value is None or level is Level.MASKED:
+        return ()
+    if cmp.kind is AttributeType.CATEGORY:
+        return ((0, value),) if level is Level.FULL else ()
+    if level is Level.FULL:
+        return tuple(enumerate(value))
+    return tuple((p, value[p]) for p in sorted(cmp.edit_positions[side]))
 
 
 def add_marker(cell: CellView, mark: CellMarker) -> CellView:

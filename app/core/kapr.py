@@ -112,7 +112,7 @@ def reveal_cost(
 ) -> Fraction:
     """Return the KAPR increase of showing ``evidence`` in one cell: the charge."""
     costs = PairCosts(pair, (left_index, right_index), model)
-    return _scale(kappa, n_rows, n_attributes) * costs.delta(side, attribute, evidence)
+    return costs.delta(side, attribute, evidence, _scale(kappa, n_rows, n_attributes))
 
 
 def next_costs(
@@ -140,8 +140,8 @@ def next_costs(
             for attribute in _attributes(pair):
                 evidence = next_evidence(number, side, attribute)
                 if evidence is not None:
-                    costs[number, side, attribute] = scale * evaluator.delta(
-                        side, attribute, evidence
+                    costs[number, side, attribute] = evaluator.delta(
+                        side, attribute, evidence, scale
                     )
     return costs
 

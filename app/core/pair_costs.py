@@ -54,7 +54,12 @@ class PairRisk:
 
 def disclosed(row: Row) -> Fraction:
     """Return ``Σ_j p_ij`` of one row (Definition 4.3)."""
-    return sum((ev.p for ev in row.values()), Fraction(0))
+    num, den = 0, 1  # summed as integers, one Fraction at the end (a hot path)
+    for evidence in row.values():
+        d, n = _ratio(evidence)
+        if d:
+            num, den = num * n + d * den, den * n
+    return Fraction(num, den)
 
 
 def _term(p: Fraction, k: int | None) -> Fraction:
@@ -117,6 +122,7 @@ class PairCosts:
         self.queries = {s: RowQuery(indexes[i], pair.row(s)) for i, s in enumerate(SIDES)}
         self.p = {s: disclosed(pair.row(s)) for s in SIDES}
         self._risk: PairRisk | None = None
+        self._terms: dict[Side, Fraction] = {}
 
     def risk(self) -> PairRisk:
         if self._risk is None:
@@ -125,8 +131,8 @@ class PairCosts:
             else:
                 left, right = self.queries["left"], self.queries["right"]
                 ks = self._pair_ks(self.pair, left.candidates, right.candidates)
-            value = sum((_term(self.p[s], k) for s, k in zip(SIDES, ks, strict=True)), Fraction())
-            self._risk = PairRisk(value, ks)
+            self._terms = {s: _term(self.p[s], k) for s, k in zip(SIDES, ks, strict=True)}
+            self._risk = PairRisk(sum(self._terms.values(), Fraction()), ks)
         return self._risk
 
     def _pair_ks(self, pair: PairView, left, right) -> tuple[int | None, int | None]:
@@ -152,15 +158,34 @@ class PairCosts:
             )
         return ks[0], ks[1]
 
-    def delta(self, side: Side, attribute: str, evidence: Evidence) -> Fraction:
-        """Return ``pair_risk(after) - pair_risk(before)`` for one reveal (unscaled)."""
+    def delta(
+        self, side: Side, attribute: str, evidence: Evidence, scale: Fraction | int = 1
+    ) -> Fraction:
+        """Return ``scale · (pair_risk(after) - pair_risk(before))`` for one reveal."""
+        if self.model == "pair":
+            return scale * self._pair_delta(side, attribute, evidence)
         query = self.queries[side]
-        old = query.row.get(attribute)
-        p = self.p[side] - (old.p if old else 0) + evidence.p
+        self.risk()  # the terms before the reveal
+        # p after the reveal as an integer ratio, and one Fraction at the end: a page
+        # previews ~120 cells, and Fraction arithmetic would dominate its cost.
+        p0, (do, no), (de, ne) = self.p[side], _ratio(query.row.get(attribute)), _ratio(evidence)
+        num = (p0.numerator * no - do * p0.denominator) * ne + de * p0.denominator * no
+        den = p0.denominator * no * ne
+        if num:
+            k = query.with_cell(attribute, evidence, count_only=True)
+            if not k:
+                _term(Fraction(num, den), k)  # raises: evidence and index disagree
+            den *= k
+        old = self._terms[side]
+        scale = scale if isinstance(scale, Fraction) else Fraction(scale)
+        return Fraction(
+            (num * old.denominator - old.numerator * den) * scale.numerator,
+            den * old.denominator * scale.denominator,
+        )
+
+    def _pair_delta(self, side: Side, attribute: str, evidence: Evidence) -> Fraction:
+        query = self.queries[side]
         before = self.risk()
-        if self.model == "row":
-            k = query.with_cell(attribute, evidence, count_only=True) if p else None
-            return _term(p, k) - _term(self.p[side], before.k[SIDES.index(side)])
         after = self.pair.with_cell(side, attribute, evidence)
         changed = query.with_cell(attribute, evidence, count_only=False)
         other = "right" if side == "left" else "left"
@@ -171,3 +196,10 @@ class PairCosts:
             Fraction(),
         )
         return value - before.value
+
+
+def _ratio(evidence: Evidence | None) -> tuple[int, int]:
+    """Return ``p`` of a cell as ``(disclosed, characters)``, ``(0, 1)`` when it has none."""
+    if evidence is None or not evidence.total:
+        return 0, 1
+    return len(evidence.known), evidence.total

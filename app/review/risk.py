@@ -47,15 +47,19 @@ def source_index(project: Project, source_id: int) -> AnonymityIndex:
 def build_index(project: Project, source_id: int) -> AnonymityIndex:
     attributes = project.identifying
     kinds = {a.name: AttributeType(a.kind) for a in attributes}
-    columns: dict[str, list] = {a.name: [] for a in attributes}
-    rows = db.session.execute(
-        select(Record.values).where(Record.source_id == source_id).order_by(Record.position)
-    ).scalars()
-    for values in rows:
-        for name, column in columns.items():
-            value = values.get(name)
+    # The database extracts each attribute from the JSON (1M rows: decoding every record's
+    # dict in Python took most of the build); rows are then transposed to columns.
+    query = (
+        select(*(Record.values[a.name].as_string() for a in attributes))
+        .where(Record.source_id == source_id)
+        .order_by(Record.position)
+    )
+    rows = db.session.connection(bind_arguments={"mapper": Record}).execute(query).all()
+    values = list(zip(*rows, strict=True)) if rows else [()] * len(kinds)
+    columns = {name: list(column) for name, column in zip(kinds, values, strict=True)}
+    for name, kind in kinds.items():
+        if kind is AttributeType.DATE:
             # The index normalises what it is given; a stored date is already MMDDYYYY.
-            if value is not None and kinds[name] is AttributeType.DATE:
-                value = format_date(value)
-            column.append(value)
+            dates = {v: format_date(v) for v in set(columns[name]) if v is not None}
+            columns[name] = [None if v is None else dates[v] for v in columns[name]]
     return AnonymityIndex.build(columns, kinds)

@@ -1,9 +1,15 @@
-"""JSON shapes of the worker API (docs/api.md): only what each cell's level discloses."""
+"""JSON shapes of the worker API (docs/api.md): only what each cell's level discloses.
+
+:func:`page_json` and :func:`reveal_json` assemble the answers from :mod:`app.review.services`.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from app.extensions import db
+from app.models import AssignmentPair
+from app.review import services
 from app.review.state import PairState
 
 
@@ -29,8 +35,14 @@ def _segment(segment) -> dict:
     return out
 
 
-def pair_json(state: PairState, position: int, costs: dict, room: Fraction, decision=None,
-              frequencies: dict | None = None) -> dict:
+def pair_json(
+    state: PairState,
+    position: int,
+    costs: dict,
+    room: Fraction,
+    decision=None,
+    frequencies: dict | None = None,
+) -> dict:
     """One pair; ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes."""
     rows = []
     for row in (0, 1):
@@ -47,8 +59,9 @@ def pair_json(state: PairState, position: int, costs: dict, room: Fraction, deci
         "position": position,
         "name_swap": state.name_swap,
         "markups": {name: sorted(cmp.markups) for name, cmp in state.comparisons.items()},
-        "decision": None if decision is None else {
-            "decision": decision.decision, "confidence": decision.confidence},
+        "decision": None
+        if decision is None
+        else {"decision": decision.decision, "confidence": decision.confidence},
         "rows": rows,
     }
 
@@ -65,4 +78,61 @@ def meters_json(assignment, kapr: Fraction, bounded: bool = True) -> dict:
             "total": total,
             "percent": round(100 * assignment.chars_disclosed / total, 2) if total else 0.0,
         },
+    }
+
+
+def page_json(ctx: services.Context, page: int) -> dict:
+    """The JSON of one page of an assignment (docs/api.md)."""
+    from app.review.decisions import current_decisions, progress
+    from app.review.frequencies import page_frequencies
+
+    pairs, pages = services.page_of(ctx, page)
+    states = services.pair_states(ctx, pairs)
+    costs = services.page_costs(ctx, pairs, states)
+    room = ctx.budget - ctx.kapr
+    decisions = current_decisions(ctx.assignment.id, [p.id for p in pairs])
+    frequencies = page_frequencies(ctx, pairs, states)
+    first = (page - 1) * ctx.project.page_size
+    decided, total = progress(ctx.assignment.id)
+    project = ctx.project
+    return {
+        "assignment": {
+            "id": ctx.assignment.id,
+            "project": {"id": project.id, "name": project.name},
+            **meters_json(ctx.assignment, ctx.kapr),
+            "page": page,
+            "pages": pages,
+            "page_size": project.page_size,
+            "pairs_total": total,
+            "decided": decided,
+            "evidence_model": project.evidence_model,
+            "allow_unsure": project.allow_unsure,
+        },
+        "attributes": [{"name": a.name, "type": a.kind.value} for a in ctx.attributes],
+        "pairs": [
+            pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies)
+            for i, s in enumerate(states)
+        ],
+    }
+
+
+def reveal_json(result: services.RevealResult) -> dict:
+    """The JSON answer to a reveal: the pair with fresh previews, the cell and the meters."""
+    from app.review.decisions import current_decisions
+    from app.review.frequencies import page_frequencies
+
+    assignment = result.assignment
+    ctx = result.context or services.Context.of(assignment)
+    costs = services.page_costs(ctx, [result.pair], [result.state])
+    room = ctx.budget - ctx.kapr
+    position = db.session.get(AssignmentPair, (assignment.id, result.pair.id)).position
+    decision = current_decisions(assignment.id, [result.pair.id]).get(result.pair.id)
+    frequencies = page_frequencies(ctx, [result.pair], [result.state])
+    pair = pair_json(result.state, position, costs, room, decision, frequencies)
+    return {
+        "pair": pair,
+        "cell": pair["rows"][result.row]["cells"][result.attribute],
+        "cost": float(result.cost),
+        "cost_exact": str(result.cost),
+        "assignment": meters_json(assignment, ctx.kapr),
     }

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, selectinload
 
 from app.core.attributes import AttributeType, Level
 from app.core.kapr import next_costs, reveal_cost
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project, RevealEvent, User
 from app.review.risk import source_index
-from app.review.serialize import meters_json, pair_json
 from app.review.state import SIDE_NAMES, Attribute, PairState
 
 
@@ -90,17 +89,24 @@ class Context:
 
 def pair_states(ctx: Context, pairs: list[Pair]) -> list[PairState]:
     """Build the display state of ``pairs`` from records and the stored cell levels."""
+    return _states(ctx, pairs, _cells(ctx, [p.id for p in pairs]))
+
+
+def _cells(ctx: Context, pair_ids: list[int]) -> list[CellState]:
+    if not pair_ids:
+        return []
+    return db.session.scalars(
+        select(CellState).where(
+            CellState.assignment_id == ctx.assignment.id, CellState.pair_id.in_(pair_ids)
+        )
+    ).all()
+
+
+def _states(ctx: Context, pairs: list[Pair], cells: list[CellState]) -> list[PairState]:
     names = {a.id: a.name for a in ctx.attributes}
     levels: dict[int, dict] = {p.id: {} for p in pairs}
-    if pairs:
-        rows = db.session.scalars(
-            select(CellState).where(
-                CellState.assignment_id == ctx.assignment.id,
-                CellState.pair_id.in_([p.id for p in pairs]),
-            )
-        )
-        for cell in rows:
-            levels[cell.pair_id][cell.row, names[cell.attribute_id]] = Level(cell.level)
+    for cell in cells:
+        levels[cell.pair_id][cell.row, names[cell.attribute_id]] = Level(cell.level)
     return [
         PairState(p.id, ctx.attributes, (p.record_a.values, p.record_b.values), levels[p.id])
         for p in pairs
@@ -129,9 +135,9 @@ def page_costs(ctx: Context, pairs: list[Pair], states: list[PairState]) -> dict
 
 def _pair_count(assignment_id: int) -> int:
     return db.session.scalar(
-        select(func.count()).select_from(AssignmentPair).where(
-            AssignmentPair.assignment_id == assignment_id
-        )
+        select(func.count())
+        .select_from(AssignmentPair)
+        .where(AssignmentPair.assignment_id == assignment_id)
     )
 
 
@@ -162,6 +168,7 @@ class RevealResult:
     attribute: str
     cost: Fraction
     kapr: Fraction
+    context: Context | None = None  # reused by reveal_json instead of being rebuilt
 
 
 def reveal_cell(
@@ -184,24 +191,39 @@ def reveal_cell(
     if target is None:
         raise NotInAssignment(f"no identifying attribute {attribute!r}")
 
-    pair = link.pair
-    (state,) = pair_states(ctx, [pair])
+    # The pair and both records in one query, and the pair's stored cells once: the
+    # reveal is on the worker's hot path, and each lazy load is a round trip.
+    pair = db.session.scalars(
+        select(Pair)
+        .where(Pair.id == pair_id)
+        .options(joinedload(Pair.record_a), joinedload(Pair.record_b))
+    ).one()
+    cells = _cells(ctx, [pair.id])
+    (state,) = _states(ctx, [pair], cells)
     level_from, level_to = state.level(row, attribute), state.next_level(row, attribute)
     if level_to is None:
         raise NothingToReveal("this cell shows everything it can already")
     left, right = ctx.indexes(pair)
     cost = reveal_cost(
-        state.pair_view(), SIDE_NAMES[row], attribute, state.evidence(row, attribute, level_to),
-        left, right, **ctx.scale_args(),
+        state.pair_view(),
+        SIDE_NAMES[row],
+        attribute,
+        state.evidence(row, attribute, level_to),
+        left,
+        right,
+        **ctx.scale_args(),
     )
     before = ctx.kapr
     after = before + cost
     if after > ctx.budget:
         raise BudgetExceeded(
             "revealing this cell would take your privacy risk over your budget",
-            next_cost=float(cost), kapr=float(before), budget=assignment.budget,
+            next_cost=float(cost),
+            kapr=float(before),
+            budget=assignment.budget,
         )
-    _store_level(assignment.id, pair.id, row, target.id, level_to)
+    stored = next((c for c in cells if c.row == row and c.attribute_id == target.id), None)
+    _store_level(assignment.id, pair.id, row, target.id, level_to, stored)
     state.levels[row, attribute] = level_to
     gained = state.view(row, attribute).disclosed - state.view(row, attribute, level_from).disclosed
     assignment.kapr_exact, assignment.kapr = str(after), float(after)
@@ -209,14 +231,21 @@ def reveal_cell(
     assignment.version += 1
     db.session.add(
         RevealEvent(
-            assignment_id=assignment.id, pair_id=pair.id, row=row, attribute_id=target.id,
-            user_id=by.id, level_from=level_from.value, level_to=level_to.value,
-            cost_exact=str(cost), kapr_before_exact=str(before), kapr_after_exact=str(after),
+            assignment_id=assignment.id,
+            pair_id=pair.id,
+            row=row,
+            attribute_id=target.id,
+            user_id=by.id,
+            level_from=level_from.value,
+            level_to=level_to.value,
+            cost_exact=str(cost),
+            kapr_before_exact=str(before),
+            kapr_after_exact=str(after),
             kapr_after=float(after),
         )
     )
     db.session.flush()
-    return RevealResult(assignment, pair, state, row, attribute, cost, after)
+    return RevealResult(assignment, pair, state, row, attribute, cost, after, ctx)
 
 
 def _locked_assignment(assignment_id: int) -> Assignment | None:
@@ -226,68 +255,19 @@ def _locked_assignment(assignment_id: int) -> Assignment | None:
     return db.session.scalars(query.execution_options(populate_existing=True)).first()
 
 
-def _store_level(assignment_id: int, pair_id: int, row: int, attribute_id: int, level: Level):
-    cell = db.session.scalar(
-        select(CellState).where(
-            CellState.assignment_id == assignment_id, CellState.pair_id == pair_id,
-            CellState.row == row, CellState.attribute_id == attribute_id,
-        )
-    )
+def _store_level(
+    assignment_id: int, pair_id: int, row: int, attribute_id: int, level: Level, cell=None
+):
+    """Write a cell's level; ``cell`` is its stored row when the caller has it loaded."""
     if cell is None:
-        db.session.add(CellState(assignment_id=assignment_id, pair_id=pair_id, row=row,
-                                 attribute_id=attribute_id, level=level.value))
+        db.session.add(
+            CellState(
+                assignment_id=assignment_id,
+                pair_id=pair_id,
+                row=row,
+                attribute_id=attribute_id,
+                level=level.value,
+            )
+        )
     else:
         cell.level = level.value
-
-
-def page_json(ctx: Context, page: int) -> dict:
-    """The JSON of one page of an assignment (docs/api.md)."""
-    from app.review.decisions import current_decisions, progress
-    from app.review.frequencies import page_frequencies
-
-    pairs, pages = page_of(ctx, page)
-    states = pair_states(ctx, pairs)
-    costs = page_costs(ctx, pairs, states)
-    room = ctx.budget - ctx.kapr
-    decisions = current_decisions(ctx.assignment.id, [p.id for p in pairs])
-    frequencies = page_frequencies(ctx, pairs, states)
-    first = (page - 1) * ctx.project.page_size
-    decided, total = progress(ctx.assignment.id)
-    project = ctx.project
-    return {
-        "assignment": {
-            "id": ctx.assignment.id,
-            "project": {"id": project.id, "name": project.name},
-            **meters_json(ctx.assignment, ctx.kapr),
-            "page": page, "pages": pages, "page_size": project.page_size,
-            "pairs_total": total, "decided": decided,
-            "evidence_model": project.evidence_model, "allow_unsure": project.allow_unsure,
-        },
-        "attributes": [{"name": a.name, "type": a.kind.value} for a in ctx.attributes],
-        "pairs": [
-            pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies)
-            for i, s in enumerate(states)
-        ],
-    }
-
-
-def reveal_json(result: RevealResult) -> dict:
-    """The JSON answer to a reveal: the pair with fresh previews, the cell and the meters."""
-    from app.review.decisions import current_decisions
-    from app.review.frequencies import page_frequencies
-
-    assignment = result.assignment
-    ctx = Context.of(assignment)
-    costs = page_costs(ctx, [result.pair], [result.state])
-    room = ctx.budget - ctx.kapr
-    position = db.session.get(AssignmentPair, (assignment.id, result.pair.id)).position
-    decision = current_decisions(assignment.id, [result.pair.id]).get(result.pair.id)
-    frequencies = page_frequencies(ctx, [result.pair], [result.state])
-    pair = pair_json(result.state, position, costs, room, decision, frequencies)
-    return {
-        "pair": pair,
-        "cell": pair["rows"][result.row]["cells"][result.attribute],
-        "cost": float(result.cost),
-        "cost_exact": str(result.cost),
-        "assignment": meters_json(assignment, ctx.kapr),
-    }

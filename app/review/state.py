@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from app.core import disclosure
 from app.core.attributes import AttributeType, Level
@@ -36,6 +37,19 @@ def name_attributes(attributes: Sequence[Attribute]) -> tuple[str, str] | None:
     return (first, last) if first and last else None
 
 
+# Comparisons and evidence are pure functions of the values: pages and reveals ask for the
+# same pairs again and again, so keep them for the process (values are hashable strings).
+@lru_cache(maxsize=1 << 15)
+def _compare(kind: AttributeType, a: str | None, b: str | None) -> Comparison:
+    return disclosure.compare(kind, a, b)
+
+
+@lru_cache(maxsize=1 << 17)
+def _evidence(kind, a: str | None, b: str | None, row: int, level: Level) -> Evidence:
+    cmp = _compare(kind, a, b)
+    return Evidence.trusted(level, cmp.total(row), disclosure.shown(cmp, row, level))
+
+
 @dataclass
 class PairState:
     """One displayed pair: both records' values, their comparisons and the stored levels."""
@@ -50,7 +64,7 @@ class PairState:
     def __post_init__(self) -> None:
         a, b = self.values
         self.comparisons = {
-            attr.name: disclosure.compare(attr.kind, a.get(attr.name), b.get(attr.name))
+            attr.name: _compare(attr.kind, a.get(attr.name), b.get(attr.name))
             for attr in self.attributes
         }
         names = name_attributes(self.attributes)
@@ -58,6 +72,12 @@ class PairState:
             a.get(names[0]), a.get(names[1]), b.get(names[0]), b.get(names[1])
         )
         self._names = set(names) if names and self.name_swap else set()
+        # Values never change, so a cell at a level always renders the same: keep it.
+        self._views: dict[tuple[int, str, Level], CellView] = {}
+        self.markers = {
+            attr.name: Marker.between(a.get(attr.name), b.get(attr.name))
+            for attr in self.attributes
+        }
 
     def level(self, row: int, attribute: str) -> Level:
         return self.levels.get((row, attribute), Level.MASKED)
@@ -67,24 +87,24 @@ class PairState:
 
     def view(self, row: int, attribute: str, level: Level | None = None) -> CellView:
         level = self.level(row, attribute) if level is None else level
-        cell = disclosure.view(self.comparisons[attribute], row, level)
-        if attribute in self._names and level is Level.MASKED:
-            cell = disclosure.add_marker(cell, "name_swap")
+        key = (row, attribute, level)
+        cell = self._views.get(key)
+        if cell is None:
+            cell = disclosure.view(self.comparisons[attribute], row, level)
+            if attribute in self._names and level is Level.MASKED:
+                cell = disclosure.add_marker(cell, "name_swap")
+            self._views[key] = cell
         return cell
 
     def evidence(self, row: int, attribute: str, level: Level | None = None) -> Evidence:
-        cell = self.view(row, attribute, level)
-        return Evidence(cell.level, cell.total, cell.known)
+        """What the cell discloses at ``level``: the ``known`` of :meth:`view`, unrendered."""
+        level = self.level(row, attribute) if level is None else level
+        cmp = self.comparisons[attribute]
+        return _evidence(cmp.kind, *cmp.values, row, level)
 
     def pair_view(self) -> PairView:
-        rows = [
-            {a.name: self.evidence(row, a.name) for a in self.attributes} for row in (0, 1)
-        ]
-        markers = {
-            a.name: Marker.between(self.values[0].get(a.name), self.values[1].get(a.name))
-            for a in self.attributes
-        }
-        return PairView(rows[0], rows[1], markers)
+        rows = [{a.name: self.evidence(row, a.name) for a in self.attributes} for row in (0, 1)]
+        return PairView(rows[0], rows[1], self.markers)
 
     def characters(self) -> tuple[int, int]:
         """(disclosed, total) characters over the pair's cells."""

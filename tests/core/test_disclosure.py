@@ -21,6 +21,7 @@ from app.core.disclosure import (
     partial_available,
     view,
 )
+from app.core.disclosure import shown as shown_known
 
 M, P, F = Level.MASKED, Level.PARTIAL, Level.FULL
 
@@ -278,6 +279,7 @@ def test_segments_disclose_exactly_the_level(pair: tuple[AttributeType, str | No
             # every non-shown segment is a fixed symbol, never taken from the value
             assert all(s.text in _SYMBOL_TEXTS for s in cell.segments if s.kind != "shown")
             assert cell.known == tuple((s.pos, s.text) for s in shown)
+            assert shown_known(cmp, side, level) == cell.known  # the previews' fast path
             assert (cell.level, cell.disclosed, cell.total) == (level, len(cell.known), total)
             positions = {p for p, _ in cell.known}
             expected = {M: set(), P: edits, F: set(range(total))}[level]

@@ -1,0 +1,248 @@
+"""Benchmark the reveal service end to end: ``.venv/bin/python bench/kapr.py``.
+
+For each size (``--sizes``, default 10k, 100k, 1M records) it generates records with
+:func:`app.datagen.generate` (6 identifying attributes: voter_reg_num id, first and last name,
+dob date, sex and race categories; income and diagnosis sensitive), creates a dedupe project
+with ``--pairs`` candidate pairs (true duplicates and same-last-name near misses) in a
+temporary SQLite database (``--postgres [URL]``: a throwaway PostgreSQL schema instead), gives
+one worker an assignment and measures:
+
+- index build time and memory (``AnonymityIndex.nbytes`` and the process RSS delta);
+- reveal latency through the JSON API (Flask test client, bearer token), after a warm-up;
+- GET page latency through the API, and the page preview (``page_costs`` of 10 pairs);
+- the ``pair`` evidence model's page preview on the same pages;
+- a naive baseline in the same run: a pure-Python loop over every record per ``k_i``
+  (what the original MINDFIRL did) doing the same work as a reveal (charge and the pair's
+  fresh previews) and as a page preview. Above ``--naive-max`` records it scans a prefix of
+  that many records and scales linearly; the output says so with ``~``.
+
+The ratios are naive time / our time; ours includes HTTP, SQL and JSON, the baseline only
+the scans, so the reveal ratio understates the gain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _kapr_setup import (  # noqa: E402
+    bench_app,
+    make_worker,
+    naive_columns,
+    naive_k,
+    naive_pair_preview,
+    project_spec,
+)
+
+from app.extensions import db  # noqa: E402
+from app.models import Assignment  # noqa: E402
+from app.review.risk import source_index  # noqa: E402
+from app.review.services import Context, page_costs, page_of, pair_states  # noqa: E402
+from app.review.state import SIDE_NAMES  # noqa: E402
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def pct(samples: list[float], q: float) -> float:
+    return float(np.percentile(np.array(samples), q))
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:8.2f} ms" if seconds < 10 else f"{seconds:8.1f} s "
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def api_phase(app, assignment_id: int, token: str, reveals: int, rng) -> dict:
+    """Warm up, read every page through the API, then time ``reveals`` reveals."""
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {token}"}
+    url = f"/api/v1/assignments/{assignment_id}"
+    warm = timed(lambda: client.get(url + "?page=1", headers=headers))
+    first = client.get(url + "?page=1", headers=headers).get_json()
+    pages, gets, cells = first["assignment"]["pages"], [], []
+    for page in range(1, pages + 1):
+        start = time.perf_counter()
+        body = client.get(f"{url}?page={page}", headers=headers).get_json()
+        gets.append(time.perf_counter() - start)
+        for pair in body["pairs"]:
+            for row in pair["rows"]:
+                for name, cell in row["cells"].items():
+                    if cell["next_level"] and cell["affordable"]:
+                        cells.append((pair["id"], row["row"], name))
+    rng.shuffle(cells)
+    times = []
+    for pair_id, row, name in cells[:reveals]:
+        payload = {"pair_id": pair_id, "row": row, "attribute": name}
+        start = time.perf_counter()
+        answer = client.post(url + "/reveal", json=payload, headers=headers)
+        times.append(time.perf_counter() - start)
+        if answer.status_code != 200:
+            raise RuntimeError(f"reveal refused: {answer.get_json()}")
+    return {"warm": warm, "get": gets, "reveal": times, "pages": pages}
+
+
+def preview_phase(assignment_id: int, pages: int, model: str | None = None) -> list[float]:
+    """Time ``page_costs`` of each page (optionally under another evidence model)."""
+    ctx = Context.of(db.session.get(Assignment, assignment_id))
+    if model:
+        ctx.project.evidence_model = model  # in memory only: rolled back below
+    times = []
+    for page in range(1, pages + 1):
+        pairs, _ = page_of(ctx, page)
+        states = pair_states(ctx, pairs)
+        start = time.perf_counter()
+        page_costs(ctx, pairs, states)
+        times.append(time.perf_counter() - start)
+    db.session.rollback()
+    return times
+
+
+def naive_phase(assignment_id: int, index, limit: int, pages: int) -> dict:
+    """Time the pure-Python scan on one page and on single pairs (a reveal's work)."""
+    values = naive_columns(index, limit)
+    ctx = Context.of(db.session.get(Assignment, assignment_id))
+    pairs, _ = page_of(ctx, min(2, pages))
+    states = pair_states(ctx, pairs)
+    per_pair, scans = [], 0
+    for state in states:
+
+        def next_evidence(side, attribute, state=state):
+            row = SIDE_NAMES.index(side)
+            level = state.next_level(row, attribute)
+            return None if level is None else state.evidence(row, attribute, level)
+
+        start = time.perf_counter()
+        scans += naive_pair_preview(values, state.pair_view(), next_evidence)
+        per_pair.append(time.perf_counter() - start)
+    view = states[0].pair_view()
+    charge = timed(lambda: [naive_k(values, view.left) for _ in range(2)])
+    scale = index.n / len(next(iter(values.values())))
+    page = sum(per_pair) * scale
+    reveal = (charge + float(np.mean(per_pair))) * scale
+    return {"page": page, "reveal": reveal, "scans": scans, "sampled": scale > 1}
+
+
+def run(n: int, args) -> dict:
+    rng = random.Random(n)
+    spec_start = time.perf_counter()
+    spec = project_spec(n, args.pairs, seed=1)
+    with tempfile.TemporaryDirectory() as tmp, bench_app(Path(tmp), args.postgres) as app:
+        with app.app_context():
+            assignment_id, token = make_worker(spec)
+            setup = time.perf_counter() - spec_start
+            del spec
+            assignment = db.session.get(Assignment, assignment_id)
+            project = assignment.project
+            source_id = assignment.pairs[0].pair.record_a.source_id
+            before = rss()
+            start = time.perf_counter()
+            index = source_index(project, source_id)
+            build = time.perf_counter() - start
+            grown = rss() - before
+            db.session.rollback()
+        api = api_phase(app, assignment_id, token, args.reveals, rng)
+        with app.app_context():
+            preview = preview_phase(assignment_id, api["pages"])
+            pair_model = preview_phase(assignment_id, min(api["pages"], args.pair_pages), "pair")
+            naive = naive_phase(assignment_id, index, args.naive_max, api["pages"])
+    result = {
+        "n": n,
+        "setup": setup,
+        "build": build,
+        "nbytes": index.nbytes,
+        "rss": grown,
+        "warm": api["warm"],
+        "reveal50": pct(api["reveal"], 50),
+        "reveal99": pct(api["reveal"], 99),
+        "reveals": len(api["reveal"]),
+        "get50": pct(api["get"], 50),
+        "get99": pct(api["get"], 99),
+        "page50": pct(preview, 50),
+        "page99": pct(preview, 99),
+        "pair50": pct(pair_model, 50),
+        "pair99": pct(pair_model, 99),
+        **{f"naive_{k}": v for k, v in naive.items()},
+    }
+    report(result)
+    return result
+
+
+def report(r: dict) -> None:
+    approx = "~" if r["naive_sampled"] else " "
+    print(f"\n{r['n']:,} records x 6 identifying attributes (setup {r['setup']:.1f} s)")
+    print(f"  index build      {ms(r['build'])}   (warm-up request after it {ms(r['warm'])})")
+    print(f"  index memory     {r['nbytes'] / 2**20:8.1f} MB   RSS delta {r['rss'] / 2**20:.1f} MB")
+    print(
+        f"  reveal (HTTP)    p50 {ms(r['reveal50'])}  p99 {ms(r['reveal99'])}"
+        f"   naive {approx}{ms(r['naive_reveal'])}  x{r['naive_reveal'] / r['reveal50']:,.0f}"
+        f"   ({r['reveals']} reveals)"
+    )
+    print(f"  GET page (HTTP)  p50 {ms(r['get50'])}  p99 {ms(r['get99'])}")
+    print(
+        f"  page preview     p50 {ms(r['page50'])}  p99 {ms(r['page99'])}"
+        f"   naive {approx}{ms(r['naive_page'])}  x{r['naive_page'] / r['page50']:,.0f}"
+    )
+    print(f"  pair model page  p50 {ms(r['pair50'])}  p99 {ms(r['pair99'])}")
+    if r["naive_sampled"]:
+        print("  ~ naive estimated from a scan of a record prefix, scaled to all records")
+
+
+def table(results: list[dict]) -> None:
+    print(
+        "\n| records | reveal p50 | reveal p99 | page preview p50/p99 | pair-model page p50/p99"
+        " | build | index MB | RSS MB | reveal vs naive | page vs naive |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        a = "~" if r["naive_sampled"] else ""
+        print(
+            f"| {r['n']:,} | {r['reveal50'] * 1e3:.2f} ms | {r['reveal99'] * 1e3:.2f} ms"
+            f" | {r['page50'] * 1e3:.2f} / {r['page99'] * 1e3:.2f} ms"
+            f" | {r['pair50'] * 1e3:.1f} / {r['pair99'] * 1e3:.1f} ms | {r['build']:.2f} s"
+            f" | {r['nbytes'] / 2**20:.1f} | {r['rss'] / 2**20:.0f}"
+            f" | {a}{r['naive_reveal'] / r['reveal50']:,.0f}x"
+            f" | {a}{r['naive_page'] / r['page50']:,.0f}x |"
+        )
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--quick", action="store_true", help="10k records, fewer pairs")
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--reveals", type=int, default=300)
+    parser.add_argument("--pair-pages", type=int, default=3)
+    parser.add_argument("--naive-max", type=int, default=100_000)
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const=os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+    )
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.pairs, args.reveals, args.pair_pages = "10000", 200, 60, 2
+    db_name = "PostgreSQL" if args.postgres else "SQLite"
+    print(f"bench/kapr.py on {db_name}: {args.pairs} pairs, {args.reveals} reveals per size")
+    results = [run(int(s), args) for s in args.sizes.split(",")]
+    table(results)
+
+
+if __name__ == "__main__":
+    main()
