@@ -11,3 +11,9 @@ LOGIN_MAX_FAILURES = 5
 LOGIN_LOCK_SECONDS = 300
 # Dedupe projects created without explicit pairs get all pairs up to this many records.
 ALL_PAIRS_MAX_RECORDS = 200
+# Largest request body (uploads included), in bytes; larger ones get a clear 413.
+MAX_CONTENT_LENGTH = 512 * 2**20
+# Imports of more rows than this run as a background job with a progress page.
+IMPORT_JOB_THRESHOLD = 50_000
+# Staged uploads not imported within this many seconds are deleted on the next upload.
+UPLOAD_MAX_AGE_SECONDS = 24 * 3600

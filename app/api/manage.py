@@ -75,3 +75,6 @@ def progress_view(project_id: int):
                   "characters": {"disclosed": w.chars_disclosed, "total": w.chars_total}}
                  for w in progress.workers],
     )  # fmt: skip
+
+
+from app.api import conflicts  # noqa: E402,F401  (registers its routes on bp)

@@ -3,9 +3,21 @@
 from app.models.assignment import Assignment, AssignmentPair, CellState
 from app.models.events import DecisionEvent, RevealEvent
 from app.models.job import Job
-from app.models.manage import BudgetChange, ConflictResolution, NameFrequency, PairFileKey
+from app.models.manage import (
+    BudgetChange,
+    ConflictReferral,
+    ConflictResolution,
+    NameFrequency,
+)
 from app.models.pair import Pair
-from app.models.project import EvidenceModel, Project, ProjectAttribute, ProjectKind, Source
+from app.models.project import (
+    ConflictPolicy,
+    EvidenceModel,
+    Project,
+    ProjectAttribute,
+    ProjectKind,
+    Source,
+)
 from app.models.record import Record, VaultRecord
 from app.models.user import ApiToken, Role, User
 
@@ -15,13 +27,14 @@ __all__ = [
     "AssignmentPair",
     "BudgetChange",
     "CellState",
+    "ConflictPolicy",
+    "ConflictReferral",
     "ConflictResolution",
     "DecisionEvent",
     "EvidenceModel",
     "Job",
     "NameFrequency",
     "Pair",
-    "PairFileKey",
     "Project",
     "ProjectAttribute",
     "ProjectKind",

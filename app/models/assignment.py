@@ -37,6 +37,9 @@ class Assignment(Timestamped, db.Model):
     chars_total: Mapped[int] = mapped_column(default=0)
     # Identifying attributes whose cells start at partial (charged as the starting KAPR).
     start_partial: Mapped[list] = mapped_column(JSON, default=list)
+    # A manager's own assignment for revealing values of conflicts they resolve: budgeted
+    # like a worker's, but its answers are not reviews.
+    resolver: Mapped[bool] = mapped_column(default=False)
 
     project = relationship("Project")
     worker = relationship("User")

@@ -1,4 +1,4 @@
-"""Managers' records: name frequencies, pair-file ids, budget changes, conflict resolutions."""
+"""Managers' records: name frequencies, budget changes, conflict referrals and resolutions."""
 
 from __future__ import annotations
 
@@ -30,24 +30,6 @@ class NameFrequency(db.Model):
     count: Mapped[int]
 
 
-class PairFileKey(db.Model):
-    """A pair's ``PairID`` and record ``ID`` s as its MINDFIRL pair file gave them.
-
-    A pair file may repeat a record pair (the demo shows one pair in several blocks) while
-    ``pairs`` holds a record pair once, so a repeat is stored against a copy of record A
-    (external id ``ID@PairID``); the exports read the original ids from here.
-    """
-
-    __tablename__ = "pair_file_keys"
-
-    pair_id: Mapped[int] = mapped_column(
-        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
-    )
-    external_id: Mapped[str] = mapped_column(String(100))
-    id_a: Mapped[str] = mapped_column(String(100))
-    id_b: Mapped[str] = mapped_column(String(100))
-
-
 class BudgetChange(db.Model):
     """One change of an assignment's KAPR budget by a manager (append-only)."""
 
@@ -76,5 +58,21 @@ class ConflictResolution(db.Model):
     confidence: Mapped[str | None] = mapped_column(String(8))
 
 
+class ConflictReferral(db.Model):
+    """A conflict a manager handed to an additional reviewer (append-only)."""
+
+    __tablename__ = "conflict_referrals"
+    __table_args__ = (UniqueConstraint("pair_id", "assignment_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"), index=True)
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True
+    )
+    referred_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 forbid_updates(BudgetChange)
+forbid_updates(ConflictReferral)
 forbid_updates(ConflictResolution)

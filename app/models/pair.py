@@ -11,7 +11,9 @@ from app.extensions import db
 class Pair(db.Model):
     __tablename__ = "pairs"
     __table_args__ = (
-        UniqueConstraint("project_id", "record_a_id", "record_b_id"),
+        # A pair file may list one record pair several times (under different PairIDs), so
+        # the pair's own id from the file is part of what makes it unique.
+        UniqueConstraint("project_id", "record_a_id", "record_b_id", "external_id"),
         CheckConstraint("record_a_id <> record_b_id", name="distinct_records"),
     )
 
@@ -21,6 +23,8 @@ class Pair(db.Model):
     )
     record_a_id: Mapped[int] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
     record_b_id: Mapped[int] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
+    # The pair's id in its pair file (``PairID``); "" for pairs made by blocking or the API.
+    external_id: Mapped[str] = mapped_column(String(100), default="", server_default="")
     # The block (pair-file GroupID) and the blocking rule that produced the pair.
     block: Mapped[str | None] = mapped_column(String(100))
     rule: Mapped[str | None] = mapped_column(String(200))

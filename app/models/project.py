@@ -23,11 +23,20 @@ class EvidenceModel(enum.StrEnum):
     PAIR = "pair"
 
 
+class ConflictPolicy(enum.StrEnum):
+    MANAGER = "manager"  # the manager decides
+    REVIEWER = "reviewer"  # an additional reviewer, then the manager on a tie
+
+
 class Project(Timestamped, db.Model):
     __tablename__ = "projects"
     __table_args__ = (
         CheckConstraint("kappa >= 1", name="kappa_positive"),
         CheckConstraint("page_size >= 1", name="page_size_positive"),
+        CheckConstraint("conflict_policy IN ('manager', 'reviewer')", name="conflict_policy_known"),
+        CheckConstraint(
+            "resolver_budget >= 0 AND resolver_budget <= 1", name="resolver_budget_in_range"
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -39,6 +48,13 @@ class Project(Timestamped, db.Model):
     evidence_model: Mapped[str] = mapped_column(String(8), default=EvidenceModel.ROW.value)
     page_size: Mapped[int] = mapped_column(default=10)
     allow_unsure: Mapped[bool] = mapped_column(default=False)
+    # Who settles a pair double-coders disagree on: the manager, or an additional reviewer
+    # whose answer makes a majority of three (a remaining tie goes to the manager).
+    conflict_policy: Mapped[str] = mapped_column(
+        String(16), default=ConflictPolicy.MANAGER.value, server_default="manager"
+    )
+    # The KAPR budget of the manager's own resolver assignment (reveals while resolving).
+    resolver_budget: Mapped[float] = mapped_column(default=0.05, server_default="0.05")
     # Bumped whenever records change, so cached anonymity-set indexes know they are stale.
     records_version: Mapped[int] = mapped_column(default=1)
 

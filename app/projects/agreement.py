@@ -50,15 +50,17 @@ def agreement(labels: Iterable[tuple[str, str]]) -> Agreement:
 
 
 def consensus(decisions: Sequence[str], resolution: str | None = None) -> str | None:
-    """The pair's answer: the manager's ``resolution`` if any, else the reviewers' common one.
+    """The pair's answer: the manager's ``resolution`` if any, else the reviewers' majority.
 
-    ``None`` when nobody answered, when reviewers disagree (a conflict) or when the only
-    answers are ``unsure``.
+    A label counts when more than half of the answers give it, so one answer decides alone,
+    two must agree and three decide by two to one. ``None`` when nobody answered, on a tie
+    (a conflict) or when the majority is ``unsure``.
     """
     if resolution is not None:
         return resolution
-    distinct = set(decisions)
-    if len(distinct) != 1:
+    if not decisions:
         return None
-    (only,) = distinct
-    return None if only == "unsure" else only
+    label, count = Counter(decisions).most_common(1)[0]
+    if 2 * count <= len(decisions) or label == "unsure":
+        return None
+    return label

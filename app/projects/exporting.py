@@ -16,7 +16,7 @@ from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import Pair as PairRow
-from app.models import PairFileKey, Project, ProjectKind, Record, Source, VaultRecord
+from app.models import Project, ProjectKind, Record, Source, VaultRecord
 from app.projects import exports
 from app.projects.exports import Confidence, Decision, Judgement, LabelRow
 from app.projects.outcomes import PairOutcome, outcomes
@@ -78,33 +78,25 @@ def _judgement(decision: str | None, confidence: str | None) -> Judgement:
 
 
 def _pair_records(project_id: int):
-    """``pair id → (source A, id A, source B, id B, block)`` in pair order.
-
-    Pair-file projects give the ids of the file (a repeated pair's copied record included).
-    """
+    """``pair id → (source A, id A, source B, id B, block, pair's external id)``, in pair order."""
     ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
     rows = db.session.execute(
         select(
             PairRow.id, sa.label, ra.external_id, sb.label, rb.external_id, PairRow.block,
-            PairFileKey.id_a, PairFileKey.id_b,
+            PairRow.external_id,
         )
         .join(ra, ra.id == PairRow.record_a_id)
         .join(rb, rb.id == PairRow.record_b_id)
         .join(sa, sa.id == ra.source_id)
         .join(sb, sb.id == rb.source_id)
-        .outerjoin(PairFileKey, PairFileKey.pair_id == PairRow.id)
         .where(PairRow.project_id == project_id)
         .order_by(PairRow.id)
     )  # fmt: skip
-    return {
-        r[0]: (r[1], r[6] if r[6] is not None else r[2], r[3], r[7] if r[7] is not None else r[4],
-               r[5])
-        for r in rows
-    }  # fmt: skip
+    return {r[0]: tuple(r[1:]) for r in rows}
 
 
 def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
-    for pair_id, (src_a, id_a, src_b, id_b, _) in _pair_records(project.id).items():
+    for pair_id, (src_a, id_a, src_b, id_b, *_) in _pair_records(project.id).items():
         answers = by_pair[pair_id].answers
         if not answers:
             yield LabelRow(src_a, id_a, src_b, id_b)
@@ -117,29 +109,17 @@ def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
 
 
 def _records(project: Project) -> dict[tuple[str, str], tuple[str, list[int]]]:
-    """Each record as ``(source, id) → (pseudonym, record ids)``, in source order.
-
-    A pair-file record copied for a repeated pair (``ID@PairID``) is the same record: its
-    ids join the original's.
-    """
-    copies = dict(
-        db.session.execute(
-            select(PairRow.record_a_id, PairFileKey.id_a)
-            .join(PairFileKey, PairFileKey.pair_id == PairRow.id)
-            .where(PairRow.project_id == project.id)
-        ).all()
-    )
+    """Each record as ``(source, id) → (pseudonym, [record id])``, in source order."""
     rows = db.session.execute(
         select(Record.id, Source.label, Record.external_id, Record.pseudonym)
         .join(Source, Source.id == Record.source_id)
         .where(Record.project_id == project.id)
         .order_by(Source.label, Record.position)
     )
-    nodes: dict[tuple[str, str], tuple[str, list[int]]] = {}
-    for record_id, label, external_id, pseudonym in rows:
-        key = (label, copies.get(record_id, external_id) if label == "A" else external_id)
-        nodes.setdefault(key, (pseudonym, []))[1].append(record_id)
-    return nodes
+    return {
+        (label, external_id): (pseudonym, [record_id])
+        for record_id, label, external_id, pseudonym in rows
+    }
 
 
 def _clusters(project, by_pair, nodes) -> dict[tuple[str, str], int]:
@@ -170,23 +150,13 @@ def _pairfile(project: Project) -> tuple[PairFile, dict[int, str]]:
     )
     for label, external_id, pseudonym, values in rows:
         records[label][external_id] = {**values, **vault.get(pseudonym, {})}
-    keys = dict(
-        db.session.execute(
-            select(PairFileKey.pair_id, PairFileKey.external_id)
-            .join(PairRow, PairRow.id == PairFileKey.pair_id)
-            .where(PairRow.project_id == project.id)
-        ).all()
-    )  # copies (``ID@PairID``) carry the same values as their original, which is listed
-    pairs = [
-        FilePair(keys.get(pair_id, str(pair_id)), block or "", id_a, id_b)
-        for pair_id, (_, id_a, _, id_b, block) in _pair_records(project.id).items()
-    ]
+    pairs, keys = [], {}
+    for pair_id, (_, id_a, _, id_b, block, external_id) in _pair_records(project.id).items():
+        keys[pair_id] = external_id or str(pair_id)
+        pairs.append(FilePair(keys[pair_id], block or "", id_a, id_b))
     attributes = {a.name: a.type for a in project.attributes}
     return PairFile(attributes, records["A"], records["B"], pairs), keys
 
 
 def _judgements(by_pair: dict[int, PairOutcome], keys: dict[int, str]) -> dict[str, Judgement]:
-    return {
-        keys.get(pair_id, str(pair_id)): _judgement(o.final, o.confidence)
-        for pair_id, o in by_pair.items()
-    }
+    return {keys[pair_id]: _judgement(o.final, o.confidence) for pair_id, o in by_pair.items()}

@@ -14,7 +14,7 @@ from sqlalchemy import insert, select
 
 from app.core.attributes import AttributeType
 from app.extensions import db
-from app.models import NameFrequency, Pair, PairFileKey, Project, ProjectAttribute, Source, User
+from app.models import NameFrequency, Pair, Project, ProjectAttribute, Source, User
 from app.models import ProjectKind as Kind
 from app.projects.csv_records import ColumnMapping, ValidationReport, read_records, validate_file
 from app.projects.csvio import CsvImportError, ImportProblem, Preview, preview
@@ -24,14 +24,22 @@ from app.projects.pairfile import (
     read_name_frequencies,
     read_pairfile,
 )
-from app.projects.services import AttributeSpec, _insert_records, _settings, parse_attributes
+from app.projects.services import (
+    CHUNK,
+    AttributeSpec,
+    _insert_records,
+    _settings,
+    parse_attributes,
+)
 from app.projects.uploads import Staged
 
 __all__ = [
     "Checked",
     "check_upload",
     "default_type",
+    "fill_import",
     "import_upload",
+    "start_import",
     "mapping_columns",
     "name_frequencies",
     "previews",
@@ -128,12 +136,20 @@ def default_type(column: str) -> str:
     return PAIRFILE_ATTRIBUTES.get(column, AttributeType.STRING).value
 
 
-def import_upload(staged: Staged, plan: dict, owner: User) -> Project:
+def import_upload(staged: Staged, plan: dict, owner: User, progress=None) -> Project:
     """Create the project of ``staged`` as ``plan`` says. The caller commits (or rolls back).
 
     Raises :class:`CsvImportError` (a file changed or is invalid) or ``ProjectSpecError``
     (settings); the caller must then roll back, and nothing is left behind.
+    ``progress(done, total)``, if given, is called after every chunk of records.
     """
+    project = start_import(staged, plan, owner)
+    fill_import(project, staged, plan, progress)
+    return project
+
+
+def start_import(staged: Staged, plan: dict, owner: User) -> Project:
+    """Create the project and its schema (no records yet); flush."""
     attributes = _attributes(plan, plan["header"])
     settings = _settings(plan["settings"])
     project = Project(name=staged.meta["name"], kind=staged.kind, owner_id=owner.id, **settings)
@@ -143,8 +159,20 @@ def import_upload(staged: Staged, plan: dict, owner: User) -> Project:
     ]
     db.session.add(project)
     db.session.flush()
+    return project
+
+
+def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> None:
+    """Write the records (chunk by chunk) and pairs of ``staged`` into ``project``; flush.
+
+    Files are streamed: no more than a chunk of records is held at once (pair files, which
+    must be cross-checked whole, excepted). ``progress(done, total)`` counts records.
+    """
+    attributes = _attributes(plan, plan["header"])
+    total, done = int(staged.meta.get("rows") or 0), 0
     if staged.kind == Kind.PAIRFILE:
         _import_pairfile(project, staged, plan, attributes)
+        done = sum(s.record_count for s in project.sources)
     else:
         mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
         for label in staged.labels():
@@ -162,8 +190,13 @@ def import_upload(staged: Staged, plan: dict, owner: User) -> Project:
                     offset=source.record_count, with_ids=False,
                 )  # fmt: skip
                 source.record_count += len(rows)
+                done += len(rows)
+                if progress is not None:
+                    db.session.flush()
+                    progress(done, max(total, done))
     db.session.flush()
-    return project
+    if progress is not None:
+        progress(done, max(total, done))
 
 
 def _source(project: Project, label: str, filename: str | None) -> Source:
@@ -175,17 +208,8 @@ def _source(project: Project, label: str, filename: str | None) -> Source:
 
 def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -> None:
     parsed = _read_pairfile(staged, plan)
-    # A record pair repeated in the file is paired again through a copy of its A record.
-    copies, seen = {}, set()
-    for p in parsed.pairs:
-        if (p.id_a, p.id_b) in seen:
-            copies[p.pair_id] = f"{p.id_a}@{p.pair_id}"[:100]
-        seen.add((p.id_a, p.id_b))
-    records_a = dict(parsed.records_a)
-    records_a.update({copy: parsed.records_a[p.id_a] for p in parsed.pairs
-                      if (copy := copies.get(p.pair_id))})  # fmt: skip
     ids = {}
-    for label, records in (("A", records_a), ("B", parsed.records_b)):
+    for label, records in (("A", parsed.records_a), ("B", parsed.records_b)):
         source = _source(project, label, staged.meta["filenames"].get("pairs"))
         rows = [
             {
@@ -197,22 +221,21 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
         ]
         source.record_count = len(rows)
         ids[label] = _insert_records(project.id, source.id, rows, attributes)
-    pairs = [
-        Pair(
-            project_id=project.id,
-            record_a_id=ids["A"][copies.get(p.pair_id, p.id_a)],
-            record_b_id=ids["B"][p.id_b],
-            block=p.block_id[:100],
-            rule="pair file",
-        )
+    # A record pair the file repeats (under another PairID) is one more pair over the same
+    # two records: each record is stored once, so anonymity sets count it once.
+    rows = [
+        {
+            "project_id": project.id,
+            "record_a_id": ids["A"][p.id_a],
+            "record_b_id": ids["B"][p.id_b],
+            "external_id": p.pair_id[:100],
+            "block": p.block_id[:100],
+            "rule": "pair file",
+        }
         for p in parsed.pairs
     ]
-    db.session.add_all(pairs)
-    db.session.flush()
-    db.session.add_all(
-        PairFileKey(pair_id=pair.id, external_id=p.pair_id[:100], id_a=p.id_a, id_b=p.id_b)
-        for pair, p in zip(pairs, parsed.pairs, strict=True)
-    )
+    for start in range(0, len(rows), CHUNK):
+        db.session.execute(insert(Pair), rows[start : start + CHUNK])
     if staged.has("freq"):
         freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
         rows = [

@@ -1,9 +1,9 @@
 """What reviewers answered: the newest decision per assignment and pair, consensus, conflicts.
 
 A pair's answer per reviewer is the newest :class:`DecisionEvent` of that (assignment,
-pair). Pairs double-coded with different answers are conflicts; the manager's newest
-:class:`ConflictResolution` of a pair settles it. The resolver sees each reviewer's
-decision and confidence, never what they revealed.
+pair). Pairs double-coded with different answers are conflicts; a majority of three or the
+manager's newest :class:`ConflictResolution` of a pair settles it (see
+:mod:`app.projects.conflicts`). A manager's resolver assignment gives no answers.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from app.models import (
     ConflictResolution,
     DecisionEvent,
     Pair,
-    Project,
     User,
 )
 from app.projects.agreement import consensus
 
-__all__ = ["Answer", "PairOutcome", "conflicts", "outcomes", "resolve_conflict"]
+__all__ = ["Answer", "PairOutcome", "outcomes"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,13 @@ class PairOutcome:
 
     @property
     def conflict(self) -> bool:
+        """Reviewers disagree (settled or not: see :attr:`final`)."""
         return len(set(self.decided)) > 1
+
+    @property
+    def open(self) -> bool:
+        """Reviewers disagree and neither a majority nor the manager has settled it."""
+        return self.conflict and self.final is None
 
     @property
     def confidence(self) -> str | None:
@@ -92,7 +97,7 @@ def outcomes(project_id: int) -> dict[int, PairOutcome]:
         select(AssignmentPair.pair_id, Assignment.id, User.username, Assignment.kapr)
         .join(Assignment, Assignment.id == AssignmentPair.assignment_id)
         .join(User, User.id == Assignment.worker_id)
-        .where(Assignment.project_id == project_id)
+        .where(Assignment.project_id == project_id, Assignment.resolver.is_(False))
         .order_by(Assignment.id, AssignmentPair.position)
     )
     for pair_id, assignment_id, username, kapr in rows:
@@ -112,28 +117,3 @@ def outcomes(project_id: int) -> dict[int, PairOutcome]:
     for r in resolutions:  # newest last, so it wins
         result[r.pair_id].resolution = (r.decision, r.confidence)
     return result
-
-
-def conflicts(project_id: int) -> list[PairOutcome]:
-    """Pairs whose reviewers disagree, resolved or not (unresolved first)."""
-    found = [o for o in outcomes(project_id).values() if o.conflict]
-    return sorted(found, key=lambda o: (o.resolution is not None, o.pair_id))
-
-
-def resolve_conflict(
-    project: Project, pair_id: int, decision: str, confidence: str | None, by: User
-) -> ConflictResolution:
-    """Record the manager's answer for a conflicting pair. The caller commits."""
-    if decision not in ("same", "different"):
-        raise ValueError("the decision is 'same' or 'different'")
-    if confidence not in (None, "high", "medium", "low"):
-        raise ValueError("the confidence is high, medium or low")
-    outcome = outcomes(project.id).get(pair_id)
-    if outcome is None or not outcome.conflict:
-        raise ValueError("this pair is not a conflict in this project")
-    resolution = ConflictResolution(
-        pair_id=pair_id, resolved_by=by.id, decision=decision, confidence=confidence
-    )
-    db.session.add(resolution)
-    db.session.flush()
-    return resolution

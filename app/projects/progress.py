@@ -44,7 +44,9 @@ def project_progress(project: Project) -> ProjectProgress:
     """Per worker pairs decided, KAPR spent vs budget, characters disclosed; agreement."""
     by_pair = outcomes(project.id)
     assignments = db.session.scalars(
-        select(Assignment).where(Assignment.project_id == project.id).order_by(Assignment.id)
+        select(Assignment)
+        .where(Assignment.project_id == project.id, Assignment.resolver.is_(False))
+        .order_by(Assignment.id)
     ).all()
     changes: dict[int, list] = {}
     for c in db.session.scalars(
@@ -81,7 +83,7 @@ def project_progress(project: Project) -> ProjectProgress:
     return ProjectProgress(
         pairs=len(by_pair),
         decided=sum(o.final is not None for o in by_pair.values()),
-        conflicts=sum(o.conflict and o.resolution is None for o in by_pair.values()),
+        conflicts=sum(o.open for o in by_pair.values()),
         workers=workers,
         agreement=agreement(double),
     )

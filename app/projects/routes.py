@@ -63,4 +63,4 @@ def delete(project_id: int):
     return redirect(url_for("projects.home"))
 
 
-from app.projects import routes_new, routes_work  # noqa: E402,F401
+from app.projects import routes_conflicts, routes_new, routes_work  # noqa: E402,F401

@@ -8,10 +8,11 @@ from flask_login import current_user
 from app.auth.decorators import roles_required
 from app.core.attributes import AttributeType
 from app.extensions import db
-from app.models import EvidenceModel
+from app.models import EvidenceModel, Job
 from app.projects import bp
 from app.projects.csvio import CsvImportError
 from app.projects.forms import ROLES, FormError, parse_columns, parse_settings
+from app.projects.import_jobs import needs_job, submit_import
 from app.projects.importing import (
     check_upload,
     default_type,
@@ -79,6 +80,7 @@ def map_columns(token: str):
     except REJECTED as exc:
         return _mapping_page(staged, shown, columns, _problems(exc), 400)
     staged.meta["plan"] = plan
+    staged.meta["rows"] = sum(checked.records.values())
     staged.save()
     return render_template("projects/checked.html", staged=staged, plan=plan, checked=checked)
 
@@ -89,6 +91,9 @@ def import_project(token: str):
     staged = _staged(token)
     if "plan" not in staged.meta:
         return redirect(url_for("projects.map_columns", token=token))
+    if needs_job(staged):
+        job_id = submit_import(staged, current_user)
+        return redirect(url_for("projects.import_job", job_id=job_id))
     try:
         project = import_upload(staged, staged.meta["plan"], current_user)
     except REJECTED as exc:
@@ -99,3 +104,12 @@ def import_project(token: str):
     discard(staged)
     flash(f"Project {project.name!r} created.", "info")
     return redirect(url_for("projects.project", project_id=project.id))
+
+
+@bp.get("/jobs/<int:job_id>")
+@roles_required("manager")
+def import_job(job_id: int):
+    job = db.session.get(Job, job_id)
+    if job is None or job.created_by != current_user.id or job.kind != "import":
+        abort(404, "no such import of yours")
+    return render_template("projects/import_job.html", job=job)

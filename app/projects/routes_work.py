@@ -1,4 +1,4 @@
-"""A project's work: blocking into pairs, assignments and budgets, progress, conflicts."""
+"""A project's work: blocking into pairs, assignments and budgets, progress."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from app.projects.access import owned_project
 from app.projects.assignments import AssignmentError
 from app.projects.blocking import TRANSFORMS
 from app.projects.forms import KEY_SLOTS, RULE_SLOTS, FormError, parse_assignments, parse_rules
-from app.projects.outcomes import conflicts, resolve_conflict
 from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.routes import MANAGERS
@@ -105,25 +104,4 @@ def progress(project_id: int):
     project = owned_project(project_id)
     return render_template(
         "projects/progress.html", project=project, progress=project_progress(project)
-    )
-
-
-@bp.route("/<int:project_id>/conflicts", methods=["GET", "POST"])
-@roles_required(*MANAGERS)
-def conflict_queue(project_id: int):
-    project = owned_project(project_id)
-    if request.method == "POST":
-        try:
-            pair_id = int(request.form.get("pair_id", ""))
-            decision, confidence = request.form.get("decision", ""), request.form.get("confidence")
-            resolve_conflict(project, pair_id, decision, confidence or None, by=current_user)
-        except ValueError as exc:
-            db.session.rollback()
-            flash(f"Not resolved: {exc}", "error")
-        else:
-            db.session.commit()
-            flash("Conflict resolved.", "info")
-        return redirect(url_for("projects.conflict_queue", project_id=project.id))
-    return render_template(
-        "projects/conflicts.html", project=project, conflicts=conflicts(project.id)
     )

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Assignment, BudgetChange, Pair, Project, Role, User
-from app.projects.assignments import AssignmentError, assign_pairs
+from app.projects.assignments import AssignmentError, assign_pairs, lock_assignment
 
 __all__ = ["assign_workers", "change_budget", "share"]
 
@@ -77,10 +77,7 @@ def change_budget(assignment: Assignment, budget: float, by: User) -> BudgetChan
     """
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget <= 1:
         raise AssignmentError("the budget is a KAPR limit from 0 to 1")
-    query = select(Assignment).where(Assignment.id == assignment.id)
-    if db.session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update()
-    locked = db.session.scalars(query.execution_options(populate_existing=True)).one()
+    locked = lock_assignment(assignment.id)
     if budget < locked.kapr:
         raise AssignmentError(
             f"{locked.worker.username} has spent {locked.kapr:.4f} already; "

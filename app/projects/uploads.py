@@ -11,6 +11,7 @@ import json
 import re
 import secrets
 import shutil
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from flask import current_app
 
 from app.models import ProjectKind
 
-__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage"]
+__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage", "sweep"]
 
 #: The files each kind of project takes: (label, required, description).
 FILES: dict[str, tuple[tuple[str, bool, str], ...]] = {
@@ -78,6 +79,7 @@ def stage(name: str, kind: str, files: Mapping[str, object], owner_id: int) -> S
             problems.append(f"choose the {description.lower()} to upload")
     if problems:
         raise UploadError("; ".join(problems))
+    sweep()
     token = secrets.token_urlsafe(18)
     directory = _root() / token
     directory.mkdir(parents=True)
@@ -86,9 +88,30 @@ def stage(name: str, kind: str, files: Mapping[str, object], owner_id: int) -> S
     for label, _, _ in FILES[kind]:
         if label in given:
             given[label].save(staged.path(label))
+            given[label].close()  # a large upload is spooled to a temporary file
             staged.meta["filenames"][label] = Path(given[label].filename).name[:255]
     staged.save()
     return staged
+
+
+def sweep(max_age: float | None = None) -> int:
+    """Delete staged uploads older than ``max_age`` seconds (default: a day); return how many.
+
+    Run on every new upload, so abandoned uploads do not pile up on disk.
+    """
+    if max_age is None:
+        max_age = float(current_app.config.get("UPLOAD_MAX_AGE_SECONDS", 24 * 3600))
+    root, removed = _root(), 0
+    if not root.is_dir():
+        return 0
+    cutoff = time.time() - max_age
+    for directory in root.iterdir():
+        meta = directory / "meta.json"
+        touched = (meta if meta.is_file() else directory).stat().st_mtime
+        if directory.is_dir() and _TOKEN.match(directory.name) and touched < cutoff:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def load(token: str, owner_id: int) -> Staged:

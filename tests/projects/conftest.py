@@ -13,7 +13,6 @@ from app.models import (
     Assignment,
     NameFrequency,
     Pair,
-    PairFileKey,
     Project,
     Record,
     Source,
@@ -25,7 +24,7 @@ from tests.factories import make_user
 DATA = Path(__file__).parent.parent / "data"
 MINDFIRL = DATA / "mindfirl"
 MALFORMED = DATA / "malformed"
-TABLES = (Project, Source, Record, VaultRecord, Pair, PairFileKey, NameFrequency, Assignment)
+TABLES = (Project, Source, Record, VaultRecord, Pair, NameFrequency, Assignment)
 
 
 @pytest.fixture
@@ -77,3 +76,28 @@ def dev_plan(**overrides) -> dict:
     }  # fmt: skip
     plan.update(overrides)
     return plan
+
+
+def linked_project(people):
+    """MINDFIRL's dev files linked as sources A and B (no pairs yet), committed."""
+    from app.models import User
+    from app.projects.importing import import_upload
+
+    staged = stage_files(
+        "Dev", "link", people["max"], A=MINDFIRL / "dev_file1.csv", B=MINDFIRL / "dev_file2.csv"
+    )
+    project = import_upload(staged, dev_plan(), db.session.get(User, people["max"]))
+    db.session.commit()
+    return project
+
+
+def decide(assignment, pair_id, decision, confidence="high"):
+    """Record a reviewer's answer as the worker's decision service would."""
+    from app.models import DecisionEvent
+
+    db.session.add(
+        DecisionEvent(
+            assignment_id=assignment.id, pair_id=pair_id, user_id=assignment.worker_id,
+            decision=decision, confidence=confidence,
+        )
+    )  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import NameFrequency, Pair, PairFileKey, Project, Record, User, VaultRecord
+from app.models import NameFrequency, Pair, Project, Record, Source, User, VaultRecord
 from app.projects.csvio import CsvImportError
 from app.projects.importing import check_upload, import_upload, name_frequencies, previews
 from app.projects.services import ProjectSpecError
@@ -49,8 +49,7 @@ def test_pairfile_import_reproduces_12_pairs_in_3_blocks_with_frequencies(app, p
         assert len(pairs) == 12
         assert len({p.block for p in pairs}) == 3
         assert {p.rule for p in pairs} == {"pair file"}
-        keys = db.session.scalars(select(PairFileKey.external_id)).all()
-        assert sorted(keys, key=int) == [str(i) for i in range(1, 13)]
+        assert sorted((p.external_id for p in pairs), key=int) == [str(i) for i in range(1, 13)]
         frequencies = name_frequencies(project.id)
         assert frequencies["first_name"]["LYNN"] == 100
         assert frequencies["first_name"]["CLARETTA"] == 1006
@@ -156,6 +155,23 @@ def test_projects_count(app, people):
         assert db.session.scalar(select(Project.kind)) == "pairfile"
 
 
+def test_repeated_record_pairs_share_their_records(app, people):
+    """12 pairs over 3 distinct record pairs: each record is stored once (k counts it once)."""
+    with app.app_context():
+        project, _ = import_pairfile(people)
+        counts = {s.label: s.record_count for s in project.sources}
+        assert counts == {"A": 3, "B": 3}
+        stored = db.session.execute(
+            select(Source.label, Record.external_id).join(Source, Source.id == Record.source_id)
+        ).all()
+        assert sorted(stored) == [("A", "1"), ("A", "4"), ("A", "5"), ("B", "2"), ("B", "3"),
+                                  ("B", "7")]  # fmt: skip
+        pairs = db.session.scalars(select(Pair).where(Pair.project_id == project.id)).all()
+        assert len(pairs) == 12
+        assert len({(p.record_a_id, p.record_b_id) for p in pairs}) == 3
+        assert len({p.block for p in pairs}) == 3
+
+
 def test_pairfile_exports_keep_the_file_ids(app, people):
     from app.projects.exporting import export_csv
 
@@ -166,8 +182,33 @@ def test_pairfile_exports_keep_the_file_ids(app, people):
         golden = list(csv.reader(io.StringIO(golden_text)))
         assert legacy[0] == golden[0]
         assert [row[:4] for row in legacy[1:]] == [row[:4] for row in golden[1:]]
+        assert [row[4:15] for row in legacy[1:]] == [row[4:15] for row in golden[1:]]
         assert all(row[-2:] == ["", ""] for row in legacy[1:])  # unanswered: undecided
         clusters = list(csv.DictReader(io.StringIO(export_csv(project, "clusters"))))
         assert sorted((c["source_dataset"], c["unique_id"]) for c in clusters) == [
             ("A", "1"), ("A", "4"), ("A", "5"), ("B", "2"), ("B", "3"), ("B", "7"),
         ]  # fmt: skip
+
+
+def test_answered_pairfile_project_exports_mindfirl_result_byte_for_byte(app, people):
+    from app.models import DecisionEvent
+    from app.projects.exporting import export_csv
+    from app.projects.staffing import assign_workers
+
+    golden_text = (MINDFIRL / "production_p1_finalresult.csv").read_text()
+    choices = {row[0]: int(row[16]) for row in list(csv.reader(io.StringIO(golden_text)))[1:]}
+    answer = {1: ("different", "high"), 2: ("different", "medium"), 3: ("different", "low"),
+              4: ("same", "low"), 5: ("same", "medium"), 6: ("same", "high")}  # fmt: skip
+    with app.app_context():
+        project, _ = import_pairfile(people)
+        (assignment,) = assign_workers(project, {"wes": 0.5})
+        for link in assignment.pairs:
+            decision, confidence = answer[choices[link.pair.external_id]]
+            db.session.add(
+                DecisionEvent(
+                    assignment_id=assignment.id, pair_id=link.pair_id, user_id=people["wes"],
+                    decision=decision, confidence=confidence,
+                )
+            )  # fmt: skip
+        db.session.commit()
+        assert export_csv(project, "legacy") == golden_text

@@ -9,16 +9,15 @@ import pytest
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, BudgetChange, DecisionEvent, Pair, User
+from app.models import Assignment, BudgetChange, Pair, User
 from app.projects.agreement import agreement, consensus
 from app.projects.assignments import AssignmentError
+from app.projects.conflicts import conflict_queue, resolve_conflict
 from app.projects.exporting import ExportRefused, export_csv
-from app.projects.importing import import_upload
-from app.projects.outcomes import conflicts, resolve_conflict
 from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.staffing import assign_workers, change_budget, share
-from tests.projects.conftest import MINDFIRL, dev_plan, stage_files
+from tests.projects.conftest import decide, linked_project
 
 LAST_NAME = [["last_name"]]
 
@@ -54,24 +53,6 @@ def test_share_splits_evenly(pairs, workers, coders, sizes):
     assert [len(s) for s in shares] == sizes
     for p in range(pairs):
         assert sum(p in s for s in shares) == coders
-
-
-def linked_project(people):
-    staged = stage_files(
-        "Dev", "link", people["max"], A=MINDFIRL / "dev_file1.csv", B=MINDFIRL / "dev_file2.csv"
-    )
-    project = import_upload(staged, dev_plan(), db.session.get(User, people["max"]))
-    db.session.commit()
-    return project
-
-
-def decide(assignment, pair_id, decision, confidence="high"):
-    db.session.add(
-        DecisionEvent(
-            assignment_id=assignment.id, pair_id=pair_id, user_id=assignment.worker_id,
-            decision=decision, confidence=confidence,
-        )
-    )  # fmt: skip
 
 
 def test_blocking_preview_then_pairs_with_the_rule(app, people):
@@ -124,8 +105,8 @@ def test_double_coding_progress_conflicts_and_exports(app, people):
         assert progress.agreement.pairs == 2 and progress.agreement.agreed == 1
         assert progress.conflicts == 1
 
-        (conflict,) = conflicts(project.id)
-        assert [a.decision for a in conflict.answers] == ["different", "same"]
+        (conflict,) = conflict_queue(project)
+        assert [a.decision for a in conflict.outcome.answers] == ["different", "same"]
         resolve_conflict(project, pair_ids[1], "same", "low", by=db.session.get(User, 1))
         db.session.commit()
         assert project_progress(project).conflicts == 0
