@@ -9,3 +9,4 @@ from app.api import projects  # noqa: E402,F401
 from app.api import review  # noqa: E402,F401
 from app.api import decisions  # noqa: E402,F401
 from app.api import manage  # noqa: E402,F401
+from app.api import analytics  # noqa: E402,F401

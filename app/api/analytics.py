@@ -1,0 +1,32 @@
+"""Admins' JSON: the KAPR report and job status (for scripts and the job page's poll)."""
+
+from flask import abort, jsonify
+
+from app.analytics.reports import kapr_report
+from app.api import bp
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Job
+
+
+@bp.route("/admin/reports/kapr")
+@roles_required("admin")
+def admin_kapr_report():
+    return jsonify(kapr_report().as_dict())
+
+
+@bp.route("/admin/jobs/<int:job_id>")
+@roles_required("admin")
+def admin_job(job_id: int):
+    job = db.session.get(Job, job_id)
+    if job is None:
+        abort(404, "no such job")
+    return jsonify(
+        id=job.id,
+        kind=job.kind,
+        status=job.status,
+        progress_done=job.progress_done,
+        progress_total=job.progress_total,
+        result=job.result if job.status == "done" else None,
+        error=job.error,
+    )
