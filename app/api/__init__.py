@@ -4,9 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("api", __name__)
 
-from app.api import routes  # noqa: E402,F401
-from app.api import projects  # noqa: E402,F401
-from app.api import review  # noqa: E402,F401
-from app.api import decisions  # noqa: E402,F401
-from app.api import manage  # noqa: E402,F401
-from app.api import analytics  # noqa: E402,F401
+from app.api import analytics, decisions, manage, projects, review, routes  # noqa: E402,F401

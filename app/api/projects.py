@@ -44,7 +44,10 @@ def create_assignment_view(project_id: int):
         abort(400, f"no user {body.get('worker')!r}")
     try:
         assignment = assign_pairs(
-            project, worker, body.get("budget", project.default_budget), body.get("pairs", "all"),
+            project,
+            worker,
+            body.get("budget", project.default_budget),
+            body.get("pairs", "all"),
             start_partial=body.get("start_partial", []),
         )
     except AssignmentError as exc:

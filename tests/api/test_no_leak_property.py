@@ -47,8 +47,9 @@ def expected_shown(values, pair_index, row, attribute, level):
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     records=st.lists(RECORD, min_size=4, max_size=6),
-    clicks=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1),
-                              st.sampled_from(list(KINDS))), max_size=15),
+    clicks=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 1), st.sampled_from(list(KINDS))), max_size=15
+    ),
 )
 def test_responses_disclose_exactly_the_levels(app, records, clicks):
     with app.app_context():
@@ -56,7 +57,8 @@ def test_responses_disclose_exactly_the_levels(app, records, clicks):
         suffix = str(db.session.execute(db.text("select count(*) from users")).scalar())
         manager, worker = make_user("m" + suffix, "manager"), make_user("w" + suffix, "worker")
         spec = {
-            "name": "prop", "kind": "dedupe",
+            "name": "prop",
+            "kind": "dedupe",
             "attributes": [{"name": n, "type": t} for n, t in KINDS.items()],
             "records": [{"id": str(i), **r} for i, r in enumerate(records)],
             "pairs": [[str(i), str(i + 1)] for i in range(0, len(records) - 1, 2)][:3],
@@ -65,9 +67,7 @@ def test_responses_disclose_exactly_the_levels(app, records, clicks):
         assignment = assign_pairs(project, worker, 1.0)
         db.session.commit()
         token, assignment_id = make_token(worker), assignment.id
-        normalised = [
-            {n: normalize(t, r[n]) for n, t in KINDS.items()} for r in records
-        ]
+        normalised = [{n: normalize(t, r[n]) for n, t in KINDS.items()} for r in records]
     client, headers = app.test_client(), {"Authorization": f"Bearer {token}"}
     page = client.get(f"/api/v1/assignments/{assignment_id}", headers=headers).get_json()
     pair_ids = [p["id"] for p in page["pairs"]]
@@ -75,7 +75,8 @@ def test_responses_disclose_exactly_the_levels(app, records, clicks):
         if pair_index >= len(pair_ids):
             continue
         response = client.post(
-            f"/api/v1/assignments/{assignment_id}/reveal", headers=headers,
+            f"/api/v1/assignments/{assignment_id}/reveal",
+            headers=headers,
             json={"pair_id": pair_ids[pair_index], "row": row, "attribute": attribute},
         )
         assert response.status_code in (200, 409)

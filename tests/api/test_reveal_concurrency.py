@@ -35,7 +35,7 @@ def hammer(app, worker, targets, rounds):
                     statuses.append(response.status_code)
 
     # Threads overlap on purpose: every cell is wanted by two threads.
-    shares = [targets[i::THREADS // 2] for i in range(THREADS // 2)] * 2
+    shares = [targets[i :: THREADS // 2] for i in range(THREADS // 2)] * 2
     threads = [threading.Thread(target=run, args=(share,)) for share in shares]
     for thread in threads:
         thread.start()
@@ -48,7 +48,8 @@ def audit(app, assignment_id):
     with app.app_context():
         assignment = db.session.get(Assignment, assignment_id)
         events = db.session.scalars(
-            sa.select(RevealEvent).where(RevealEvent.assignment_id == assignment_id)
+            sa.select(RevealEvent)
+            .where(RevealEvent.assignment_id == assignment_id)
             .order_by(RevealEvent.id)
         ).all()
         cells = db.session.scalar(sa.select(sa.func.count()).select_from(CellState))

@@ -13,9 +13,7 @@ def reveal_all(worker, to_level):
         if cell["next_level"] != to_level:
             continue
         before = worker.page().get_json()
-        preview = next(
-            c for p, r, a, c in worker.cells() if (p, r, a) == (pair_id, row, attribute)
-        )
+        preview = next(c for p, r, a, c in worker.cells() if (p, r, a) == (pair_id, row, attribute))
         response = worker.reveal(pair_id, row, attribute)
         assert response.status_code == 200, response.get_json()
         body = response.get_json()
@@ -111,8 +109,12 @@ def test_a_pair_outside_the_assignment_is_404(app, client, worker):
 
 @pytest.mark.parametrize(
     "body",
-    [None, {"pair_id": "1", "row": 0, "attribute": "name"}, {"pair_id": 1, "row": 2,
-     "attribute": "name"}, {"pair_id": 1, "row": 0, "attribute": "income"}],
+    [
+        None,
+        {"pair_id": "1", "row": 0, "attribute": "name"},
+        {"pair_id": 1, "row": 2, "attribute": "name"},
+        {"pair_id": 1, "row": 0, "attribute": "income"},
+    ],
 )
 def test_bad_reveal_requests_are_refused(worker, body):
     pair_id = worker.page().get_json()["pairs"][0]["id"]

@@ -19,8 +19,11 @@ def log_in(page, base, username, password=PASSWORD):
 
 @pytest.mark.parametrize(
     ("username", "path", "heading"),
-    [("ada", "/admin/", "Administration"), ("max", "/projects/", "Linkage projects"),
-     ("wes", "/review/", "My assignments")],
+    [
+        ("ada", "/admin/", "Administration"),
+        ("max", "/projects/", "Linkage projects"),
+        ("wes", "/review/", "My assignments"),
+    ],
 )
 def test_each_role_logs_in_to_its_home(page, live_server, people, username, path, heading):
     log_in(page, live_server, username)
