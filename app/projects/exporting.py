@@ -1,6 +1,7 @@
 """Read a project's answers from the database and write one of the four CSV exports.
 
-``labels`` (Splink labels, one row per reviewer and pair, unanswered pairs undecided),
+``labels`` (Splink labels, one row per reviewer and pair with the pair's settled answer,
+unanswered pairs undecided),
 ``legacy`` (MINDFIRL's result layout; pair-file projects), ``clusters`` (connected
 components of the final "same" answers) and ``linked`` (cluster id + sensitive attributes
 from the vault, joined by pseudonym; no identifying attribute).
@@ -97,14 +98,15 @@ def _pair_records(project_id: int):
 
 def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
     for pair_id, (src_a, id_a, src_b, id_b, *_) in _pair_records(project.id).items():
-        answers = by_pair[pair_id].answers
-        if not answers:
-            yield LabelRow(src_a, id_a, src_b, id_b)
-        for a in answers:
+        outcome = by_pair[pair_id]
+        final = _judgement(outcome.final, outcome.confidence)
+        if not outcome.answers:
+            yield LabelRow(src_a, id_a, src_b, id_b, final=final)
+        for a in outcome.answers:
             yield LabelRow(
                 src_a, id_a, src_b, id_b, _judgement(a.decision, a.confidence),
                 reviewer=a.reviewer, decided_at=a.at,
-                kapr_spent=round(a.kapr, 6) if a.kapr is not None else None,
+                kapr_spent=round(a.kapr, 6) if a.kapr is not None else None, final=final,
             )  # fmt: skip
 
 

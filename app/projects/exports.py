@@ -39,7 +39,10 @@ __all__ = [
 
 H = TypeVar("H", bound=Hashable)
 
-#: Splink's labels columns first (``clerical_match_score`` in [0, 1]), then ours.
+#: Splink's labels columns first (``clerical_match_score`` in [0, 1]), then ours. The
+#: ``final_*`` columns repeat the pair's settled answer (agreement, a majority of three or the
+#: manager's resolution) on each of its rows, so reviewers' disagreements stay visible and a
+#: pair's one label can still be read off any of its rows.
 LABEL_COLUMNS = (
     "source_dataset_l",
     "unique_id_l",
@@ -51,6 +54,8 @@ LABEL_COLUMNS = (
     "reviewer",
     "decided_at",
     "kapr_spent",
+    "final_decision",
+    "final_confidence",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -90,6 +95,7 @@ class LabelRow:
     reviewer: str | None = None
     decided_at: datetime | None = None
     kapr_spent: float | None = None
+    final: Judgement = Judgement()
 
 
 def neutralize(value: object) -> str:
@@ -128,6 +134,11 @@ def _cells(values: Iterable[object]) -> list[str]:
     return [neutralize(v) for v in values]
 
 
+def _confidence(judgement: Judgement) -> str | None:
+    level = judgement.confidence
+    return level.name.lower() if level is not None else None
+
+
 def write_labels(out: TextIO, rows: Iterable[LabelRow]) -> int:
     """Write a Splink-compatible labels CSV (:data:`LABEL_COLUMNS`); return the row count."""
     writer = _writer(out)
@@ -135,7 +146,6 @@ def write_labels(out: TextIO, rows: Iterable[LabelRow]) -> int:
     count = 0
     for row in rows:
         score = match_score(row.judgement)
-        confidence = row.judgement.confidence
         writer.writerow(
             _cells(
                 [
@@ -145,10 +155,12 @@ def write_labels(out: TextIO, rows: Iterable[LabelRow]) -> int:
                     row.id_r,
                     "" if score is None else f"{score:g}",
                     row.judgement.decision,
-                    confidence.name.lower() if confidence is not None else None,
+                    _confidence(row.judgement),
                     row.reviewer,
                     row.decided_at.isoformat() if row.decided_at is not None else None,
                     row.kapr_spent,
+                    row.final.decision,
+                    _confidence(row.final),
                 ]
             )
         )

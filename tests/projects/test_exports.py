@@ -89,6 +89,7 @@ def test_labels_are_splink_compatible_and_keep_undecided_pairs():
                 "ann",
                 datetime(2025, 1, 2, tzinfo=UTC),
                 0.25,
+                Judgement(DIFF, MED),
             ),
             LabelRow("A", "=1+1", "B", "3"),
         ],
@@ -96,8 +97,9 @@ def test_labels_are_splink_compatible_and_keep_undecided_pairs():
     assert written == 2
     assert rows_of(out.getvalue()) == [
         list(LABEL_COLUMNS),
-        ["A", "1", "B", "2", "1", "same", "high", "ann", "2025-01-02T00:00:00+00:00", "0.25"],
-        ["A", "'=1+1", "B", "3", "", "", "", "", "", ""],
+        ["A", "1", "B", "2", "1", "same", "high", "ann", "2025-01-02T00:00:00+00:00", "0.25"]
+        + ["different", "medium"],
+        ["A", "'=1+1", "B", "3", "", "", "", "", "", "", "", ""],
     ]
     assert LABEL_COLUMNS[:5] == (
         "source_dataset_l",

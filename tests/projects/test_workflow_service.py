@@ -116,6 +116,15 @@ def test_double_coding_progress_conflicts_and_exports(app, people):
         assert {r["reviewer"] for r in labels} == {"wes", "wen"}
         undecided = [r for r in labels if r["decision"] == ""]
         assert len(undecided) == 2 * (len(pair_ids) - 2)
+        by_pair = [labels[i : i + 2] for i in range(0, len(labels), 2)]  # two coders a pair
+        agreed = [p for p in by_pair if [r["decision"] for r in p] == ["same", "same"]]
+        disputed = [p for p in by_pair if {r["decision"] for r in p} == {"same", "different"}]
+        assert len(agreed) == len(disputed) == 1
+        finals = {(r["final_decision"], r["final_confidence"]) for r in agreed[0]}
+        assert finals == {("same", "medium")}  # the less sure of the two agreeing coders
+        finals = {(r["final_decision"], r["final_confidence"]) for r in disputed[0]}
+        assert finals == {("same", "low")}  # the manager's resolution
+        assert {r["final_decision"] for r in undecided} == {""}
         clusters = list(csv.DictReader(io.StringIO(export_csv(project, "clusters"))))
         n_records = sum(s.record_count for s in project.sources)
         assert len(clusters) == n_records
