@@ -31,8 +31,10 @@ def _item_json(item) -> dict:
         {"reviewer": a.reviewer, "decision": a.decision, "confidence": a.confidence}
         for a in item.outcome.answers
     ]
+    records = [{"source": source, "id": rid} for source, rid in item.records or ()]
     return {
-        "pair_id": item.pair_id, "state": item.state, "final": item.outcome.final,
+        "pair_id": item.pair_id, "records": records,
+        "state": item.state, "final": item.outcome.final,
         "referred_to": item.referred_to, "answers": answers,
         "can_refer": item.can_refer, "can_resolve": item.can_resolve,
     }  # fmt: skip

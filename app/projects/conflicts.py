@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import (
@@ -28,7 +29,9 @@ from app.models import (
     ConflictResolution,
     Pair,
     Project,
+    Record,
     Role,
+    Source,
     User,
 )
 from app.projects.assignments import AssignmentError, assign_pairs, extend_assignment
@@ -67,6 +70,9 @@ class ConflictItem:
     state: str
     policy: str
     referred_to: str | None = None
+    #: The two records as ``(source label, record id)``: the ids the manager uploaded, so a
+    #: conflict can be found in the files without revealing a value.
+    records: tuple[tuple[str, str], tuple[str, str]] | None = None
 
     @property
     def pair_id(self) -> int:
@@ -95,9 +101,9 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
         ).all()
     )
     items = []
-    for outcome in outcomes(project.id).values():
-        if not outcome.conflict:
-            continue
+    disputed = [o for o in outcomes(project.id).values() if o.conflict]
+    records = _record_ids([o.pair_id for o in disputed])
+    for outcome in disputed:
         referral = referrals.get(outcome.pair_id)
         third = next((a for a in outcome.answers if a.assignment_id == referral), None)
         if outcome.final is not None:
@@ -107,9 +113,28 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
         else:
             state = REFERRED if third.decision is None else TIE
         items.append(
-            ConflictItem(outcome, state, project.conflict_policy, third and third.reviewer)
-        )
+            ConflictItem(
+                outcome, state, project.conflict_policy, third and third.reviewer,
+                records.get(outcome.pair_id),
+            )
+        )  # fmt: skip
     return sorted(items, key=lambda i: (i.state == SETTLED, i.pair_id))
+
+
+def _record_ids(pair_ids: list[int]) -> dict[int, tuple[tuple[str, str], tuple[str, str]]]:
+    """``pair id → ((source, id) of record A, (source, id) of record B)``."""
+    if not pair_ids:
+        return {}
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    rows = db.session.execute(
+        select(Pair.id, sa.label, ra.external_id, sb.label, rb.external_id)
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+        .where(Pair.id.in_(pair_ids))
+    )
+    return {pair_id: ((la, a), (lb, b)) for pair_id, la, a, lb, b in rows}
 
 
 def _item(project: Project, pair_id: int) -> ConflictItem:

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Assignment, ConflictReferral, User
+from app.models import Assignment, ConflictReferral, Pair, User
 from app.projects.agreement import consensus
 from app.projects.conflicts import (
     ConflictError,
@@ -164,6 +164,10 @@ def test_conflicts_page_refers_opens_reveals_and_resolves(app, client, people):
     base = f"/projects/{project_id}/conflicts"
     page = client.get(base)
     assert page.status_code == 200 and b"open" in page.data and b"wes: same" in page.data
+    with app.app_context():
+        pair = db.session.get(Pair, pair_id)
+        ids = f"(A {pair.record_a.external_id} × B {pair.record_b.external_id})"
+    assert f"Pair {pair_id} {ids} — open" in page.get_data(as_text=True)
     assert client.post(f"{base}/{pair_id}/open").status_code == 302
     page = client.get(base)
     assert b"resolver-meter" in page.data and b"Reveal (+" in page.data
@@ -186,6 +190,11 @@ def test_conflicts_over_json(app, client, people):
     base = f"/api/v1/projects/{project_id}/conflicts"
     listed = client.get(base).get_json()
     assert listed["policy"] == "manager" and listed["conflicts"][0]["state"] == "open"
+    with app.app_context():
+        pair = db.session.get(Pair, pair_id)
+        ids = [pair.record_a.external_id, pair.record_b.external_id]
+    first = next(c for c in listed["conflicts"] if c["pair_id"] == pair_id)
+    assert first["records"] == [{"source": "A", "id": ids[0]}, {"source": "B", "id": ids[1]}]
     revealed = client.post(f"{base}/{pair_id}/reveal", json={"row": 0, "attribute": "last_name"})
     assert revealed.status_code == 200 and 0 < revealed.get_json()["assignment"]["kapr"] <= 0.05
     bad = client.post(f"{base}/policy", json={"policy": "vote"})
