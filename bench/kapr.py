@@ -56,7 +56,8 @@ def rss() -> int:
 
 
 def pct(samples: list[float], q: float) -> float:
-    return float(np.percentile(np.array(samples), q))
+    """The ``q``-th percentile, NaN when nothing was measured (e.g. ``--pair-pages 0``)."""
+    return float(np.percentile(np.array(samples), q)) if samples else float("nan")
 
 
 def ms(seconds: float) -> str:
@@ -160,7 +161,8 @@ def run(n: int, args) -> dict:
         api = api_phase(app, assignment_id, token, args.reveals, rng)
         with app.app_context():
             preview = preview_phase(assignment_id, api["pages"])
-            pair_model = preview_phase(assignment_id, min(api["pages"], args.pair_pages), "pair")
+            pair_pages = min(api["pages"], args.pair_pages)
+            pair_model = preview_phase(assignment_id, pair_pages, "pair") if pair_pages else []
             naive = naive_phase(assignment_id, index, args.naive_max, api["pages"])
     result = {
         "n": n,
@@ -228,7 +230,7 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true", help="10k records, fewer pairs")
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--reveals", type=int, default=300)
-    parser.add_argument("--pair-pages", type=int, default=3)
+    parser.add_argument("--pair-pages", type=int, default=3, help="0 skips the pair model")
     parser.add_argument("--naive-max", type=int, default=100_000)
     parser.add_argument(
         "--postgres",

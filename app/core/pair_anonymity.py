@@ -37,6 +37,8 @@ from app.core.evidence import Markers, Relation, Row
 __all__ = ["count_pair"]
 
 _KEY_LIMIT = 1 << 62
+# Count keys in a dense table when there are at most this many possible keys per record.
+_DENSE_FACTOR = 4
 
 
 def count_pair(
@@ -77,32 +79,59 @@ def count_pair(
         for attr in identical + different
     }
     if identical:
-        key_a, key_b = _keys([codes[t] for t in identical])
+        key_a, key_b, _ = _keys([codes[t] for t in identical])
         keep_b = np.isin(key_b, key_a)
         keep_a = np.isin(key_a, key_b[keep_b])
         a, b = a[keep_a], b[keep_b]
         codes = {t: (ca[keep_a], cb[keep_b]) for t, (ca, cb) in codes.items()}
         if not len(a):
             return 0
-    partners = np.zeros(len(a), dtype=np.int64)
+    if not different:
+        partners = _agreeing(codes, identical, np.arange(len(a)), len(b))
+        if same:
+            at = np.minimum(np.searchsorted(b, a), len(b) - 1)
+            partners -= (b[at] == a).astype(np.int64)  # r itself is no partner
+        return int(np.count_nonzero(partners > 0))
+    # With a "different" attribute r itself is never its own partner. The partial sums of
+    # the inclusion-exclusion alternate between lower (odd order) and upper (even order)
+    # bounds (Bonferroni), so each order settles most records and only the rest go on to
+    # the next: usually order one settles almost all, instead of 2^|F| terms for everyone.
+    found = 0
+    rest = np.arange(len(a))
+    partial = np.zeros(len(a), dtype=np.int64)
     for size in range(len(different) + 1):
         for subset in combinations(different, size):
-            attrs = identical + list(subset)
-            if not attrs:
-                partners += len(b)
-                continue
-            key_a, key_b = _keys([codes[t] for t in attrs])
-            key_b = np.sort(key_b)
-            hits = np.searchsorted(key_b, key_a, "right") - np.searchsorted(key_b, key_a, "left")
-            partners += -hits if size % 2 else hits
-    if same and not different:
-        at = np.minimum(np.searchsorted(b, a), len(b) - 1)
-        partners -= (b[at] == a).astype(np.int64)  # r itself is no partner
-    return int(np.count_nonzero(partners > 0))
+            hits = _agreeing(codes, identical + list(subset), rest, len(b))
+            partial += -hits if size % 2 else hits
+        if size == len(different):  # the sum is exact
+            return found + int(np.count_nonzero(partial > 0))
+        settled = partial > 0 if size % 2 else partial <= 0  # has a partner / has none
+        found += int(np.count_nonzero(settled)) if size % 2 else 0
+        rest, partial = rest[~settled], partial[~settled]
+        if not len(rest):
+            return found
+    raise AssertionError("unreachable: the last order is exact")
 
 
-def _keys(columns: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Combine per-attribute codes of both sides into exact int64 keys (mixed radix)."""
+def _agreeing(codes: dict, attrs: list[str], rows: np.ndarray, n_b: int) -> np.ndarray:
+    """For the ``a`` records at ``rows``, how many ``b`` records equal each on ``attrs``."""
+    if not attrs:
+        return np.full(len(rows), n_b, dtype=np.int64)
+    key_a, key_b, span = _keys([(codes[t][0][rows], codes[t][1]) for t in attrs])
+    if span <= _DENSE_FACTOR * (len(key_a) + len(key_b)) + 1024:
+        # Few possible keys (one attribute, or a few small ones): a table of counts per key
+        # is linear, where sorting is not.
+        return np.bincount(key_b, minlength=span)[key_a]
+    keys, counts = np.unique(key_b, return_counts=True)
+    at = np.minimum(np.searchsorted(keys, key_a), len(keys) - 1)
+    return np.where(keys[at] == key_a, counts[at], 0)
+
+
+def _keys(columns: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Combine per-attribute codes of both sides into exact int64 keys (mixed radix).
+
+    Returns both sides' keys and the span: every key is in ``range(span)``.
+    """
     ka = np.zeros(len(columns[0][0]), dtype=np.int64)
     kb = np.zeros(len(columns[0][1]), dtype=np.int64)
     span = 1
@@ -114,7 +143,7 @@ def _keys(columns: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.
         ka = ka * radix + ca
         kb = kb * radix + cb
         span *= radix
-    return ka, kb
+    return ka, kb, span
 
 
 def _translate(source: AnonymityIndex, target: AnonymityIndex, attr: str) -> np.ndarray:
