@@ -159,6 +159,12 @@ def run_migrations_online():
     for name, rec in engines.items():
         engine = rec['engine']
         rec['connection'] = conn = engine.connect()
+        if engine.dialect.name == 'sqlite':
+            # Batch operations recreate a table (copy, drop, rename): with foreign keys on,
+            # dropping the old table would cascade-delete every row that refers to it. The
+            # pragma only takes effect outside a transaction, so it goes to the raw
+            # connection before the migration's transaction begins.
+            conn.connection.dbapi_connection.execute('PRAGMA foreign_keys=OFF')
 
         if USE_TWOPHASE:
             rec['transaction'] = conn.begin_twophase()
@@ -181,6 +187,14 @@ def run_migrations_online():
             )
             context.run_migrations(engine_name=name)
 
+        for name, rec in engines.items():
+            if rec['engine'].dialect.name == 'sqlite':
+                broken = rec['connection'].exec_driver_sql('PRAGMA foreign_key_check').all()
+                if broken:
+                    raise RuntimeError(
+                        'the migration left rows whose foreign keys point nowhere in %s: %s'
+                        % (name or 'the main database', broken[:5]))
+
         if USE_TWOPHASE:
             for rec in engines.values():
                 rec['transaction'].prepare()
@@ -193,6 +207,8 @@ def run_migrations_online():
         raise
     finally:
         for rec in engines.values():
+            if rec['engine'].dialect.name == 'sqlite':
+                rec['connection'].connection.dbapi_connection.execute('PRAGMA foreign_keys=ON')
             rec['connection'].close()
 
 

@@ -1,5 +1,6 @@
 """The committed migrations build exactly the schema the models describe."""
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -35,6 +36,67 @@ def test_upgrade_from_empty_matches_the_models(database_config):
             assert diff == [], (bind, diff)
         downgrade(revision="base")
         assert "users" not in sa.inspect(db.engines[None]).get_table_names()
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+def test_upgrade_keeps_a_landed_databases_pair_file_project(database_config):
+    """A database at the first revision, with a pair file that repeated a record pair.
+
+    The first schema paired a repeat through a copy of record A (``1@P2``) and kept the
+    PairIDs in ``pair_file_keys``; after the upgrade both pairs point at record A itself,
+    carry their PairIDs, and the copy is gone from the records and the source's count.
+    """
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
+    now = "2026-11-22 08:00:00+00:00"
+    with app.app_context():
+        upgrade(revision="0c313306c228")
+        conn = db.session.connection()
+        rows = [
+            "INSERT INTO users (id, username, role, password_hash, active, failed_logins,"
+            f" created_at) VALUES (1, 'max', 'manager', 'x', TRUE, 0, '{now}')",
+            "INSERT INTO projects (id, name, kind, owner_id, kappa, default_budget,"
+            " evidence_model, page_size, allow_unsure, records_version, created_at)"
+            f" VALUES (1, 'demo', 'pairfile', 1, 1, 0.5, 'row', 10, FALSE, 1, '{now}')",
+            "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 2)",
+            "INSERT INTO sources (id, project_id, label, record_count) VALUES (2, 1, 'B', 1)",
+            "INSERT INTO records (id, project_id, source_id, external_id, pseudonym, position,"
+            " \"values\") VALUES (1, 1, 1, '1', 'p1', 0, '{}'), (2, 1, 1, '1@P2', 'p2', 1, '{}'),"
+            " (3, 1, 2, '2', 'p3', 0, '{}')",
+            "INSERT INTO pairs (id, project_id, record_a_id, record_b_id, block, rule)"
+            " VALUES (1, 1, 1, 3, '1', 'pair file'), (2, 1, 2, 3, '2', 'pair file')",
+            "INSERT INTO pair_file_keys (pair_id, external_id, id_a, id_b)"
+            " VALUES (1, 'P1', '1', '2'), (2, 'P2', '1', '2')",
+        ]
+        for statement in rows:
+            conn.execute(sa.text(statement))
+        db.session.commit()
+
+        upgrade()
+        conn = db.session.connection()
+        pairs = conn.execute(
+            sa.text("SELECT id, record_a_id, record_b_id, external_id FROM pairs ORDER BY id")
+        ).all()
+        assert [tuple(p) for p in pairs] == [(1, 1, 3, "P1"), (2, 1, 3, "P2")]
+        records = conn.execute(sa.text("SELECT external_id FROM records ORDER BY id")).all()
+        assert [r[0] for r in records] == ["1", "2"]
+        counts = conn.execute(sa.text("SELECT label, record_count FROM sources ORDER BY id"))
+        assert [tuple(c) for c in counts] == [("A", 1), ("B", 1)]
+        project = conn.execute(
+            sa.text("SELECT conflict_policy, resolver_budget, records_version FROM projects")
+        ).one()
+        assert tuple(project) == ("manager", 0.05, 2)
+        db.session.commit()
+
+        # The older schema cannot hold a repeated pair: the downgrade refuses, changing nothing
+        # (Flask-Migrate logs the reason and exits).
+        with pytest.raises(SystemExit):
+            downgrade(revision="0c313306c228")
+        db.session.rollback()
+        again = db.session.connection().execute(sa.text("SELECT external_id FROM pairs"))
+        assert sorted(r[0] for r in again) == ["P1", "P2"]
+        db.session.commit()
         db.session.remove()
         for engine in db.engines.values():
             engine.dispose()

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 8f8e39740152
+Revision ID: 0c313306c228
 Revises: 
-Create Date: 2026-11-22 08:23:36.684267
+Create Date: 2026-11-22 08:08:06.623566
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '8f8e39740152'
+revision = '0c313306c228'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -78,14 +78,10 @@ def upgrade_():
     sa.Column('evidence_model', sa.String(length=8), nullable=False),
     sa.Column('page_size', sa.Integer(), nullable=False),
     sa.Column('allow_unsure', sa.Boolean(), nullable=False),
-    sa.Column('conflict_policy', sa.String(length=16), server_default='manager', nullable=False),
-    sa.Column('resolver_budget', sa.Float(), server_default='0.05', nullable=False),
     sa.Column('records_version', sa.Integer(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("conflict_policy IN ('manager', 'reviewer')", name=op.f('ck_projects_conflict_policy_known')),
     sa.CheckConstraint('kappa >= 1', name=op.f('ck_projects_kappa_positive')),
     sa.CheckConstraint('page_size >= 1', name=op.f('ck_projects_page_size_positive')),
-    sa.CheckConstraint('resolver_budget >= 0 AND resolver_budget <= 1', name=op.f('ck_projects_resolver_budget_in_range')),
     sa.ForeignKeyConstraint(['owner_id'], ['users.id'], name=op.f('fk_projects_owner_id_users')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_projects'))
     )
@@ -103,7 +99,6 @@ def upgrade_():
     sa.Column('chars_disclosed', sa.Integer(), nullable=False),
     sa.Column('chars_total', sa.Integer(), nullable=False),
     sa.Column('start_partial', sa.JSON(), nullable=False),
-    sa.Column('resolver', sa.Boolean(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint('budget >= 0', name=op.f('ck_assignments_budget_non_negative')),
     sa.ForeignKeyConstraint(['project_id'], ['projects.id'], name=op.f('fk_assignments_project_id_projects'), ondelete='CASCADE'),
@@ -189,7 +184,6 @@ def upgrade_():
     sa.Column('project_id', sa.Integer(), nullable=False),
     sa.Column('record_a_id', sa.Integer(), nullable=False),
     sa.Column('record_b_id', sa.Integer(), nullable=False),
-    sa.Column('external_id', sa.String(length=100), server_default='', nullable=False),
     sa.Column('block', sa.String(length=100), nullable=True),
     sa.Column('rule', sa.String(length=200), nullable=True),
     sa.CheckConstraint('record_a_id <> record_b_id', name=op.f('ck_pairs_distinct_records')),
@@ -197,7 +191,7 @@ def upgrade_():
     sa.ForeignKeyConstraint(['record_a_id'], ['records.id'], name=op.f('fk_pairs_record_a_id_records'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['record_b_id'], ['records.id'], name=op.f('fk_pairs_record_b_id_records'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_pairs')),
-    sa.UniqueConstraint('project_id', 'record_a_id', 'record_b_id', 'external_id', name=op.f('uq_pairs_project_id_record_a_id_record_b_id_external_id'))
+    sa.UniqueConstraint('project_id', 'record_a_id', 'record_b_id', name=op.f('uq_pairs_project_id_record_a_id_record_b_id'))
     )
     with op.batch_alter_table('pairs', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_pairs_project_id'), ['project_id'], unique=False)
@@ -226,22 +220,6 @@ def upgrade_():
     )
     with op.batch_alter_table('cell_states', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_cell_states_assignment_id'), ['assignment_id'], unique=False)
-
-    op.create_table('conflict_referrals',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('pair_id', sa.Integer(), nullable=False),
-    sa.Column('assignment_id', sa.Integer(), nullable=False),
-    sa.Column('referred_by', sa.Integer(), nullable=False),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.ForeignKeyConstraint(['assignment_id'], ['assignments.id'], name=op.f('fk_conflict_referrals_assignment_id_assignments'), ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['pair_id'], ['pairs.id'], name=op.f('fk_conflict_referrals_pair_id_pairs'), ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['referred_by'], ['users.id'], name=op.f('fk_conflict_referrals_referred_by_users')),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_conflict_referrals')),
-    sa.UniqueConstraint('pair_id', 'assignment_id', name=op.f('uq_conflict_referrals_pair_id_assignment_id'))
-    )
-    with op.batch_alter_table('conflict_referrals', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_conflict_referrals_assignment_id'), ['assignment_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_conflict_referrals_pair_id'), ['pair_id'], unique=False)
 
     op.create_table('conflict_resolutions',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -273,6 +251,14 @@ def upgrade_():
     with op.batch_alter_table('decision_events', schema=None) as batch_op:
         batch_op.create_index('ix_decision_events_assignment_pair', ['assignment_id', 'pair_id'], unique=False)
 
+    op.create_table('pair_file_keys',
+    sa.Column('pair_id', sa.Integer(), nullable=False),
+    sa.Column('external_id', sa.String(length=100), nullable=False),
+    sa.Column('id_a', sa.String(length=100), nullable=False),
+    sa.Column('id_b', sa.String(length=100), nullable=False),
+    sa.ForeignKeyConstraint(['pair_id'], ['pairs.id'], name=op.f('fk_pair_file_keys_pair_id_pairs'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('pair_id', name=op.f('pk_pair_file_keys'))
+    )
     op.create_table('reveal_events',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('assignment_id', sa.Integer(), nullable=False),
@@ -305,6 +291,7 @@ def downgrade_():
         batch_op.drop_index('ix_reveal_events_assignment')
 
     op.drop_table('reveal_events')
+    op.drop_table('pair_file_keys')
     with op.batch_alter_table('decision_events', schema=None) as batch_op:
         batch_op.drop_index('ix_decision_events_assignment_pair')
 
@@ -313,11 +300,6 @@ def downgrade_():
         batch_op.drop_index(batch_op.f('ix_conflict_resolutions_pair_id'))
 
     op.drop_table('conflict_resolutions')
-    with op.batch_alter_table('conflict_referrals', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_conflict_referrals_pair_id'))
-        batch_op.drop_index(batch_op.f('ix_conflict_referrals_assignment_id'))
-
-    op.drop_table('conflict_referrals')
     with op.batch_alter_table('cell_states', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_cell_states_assignment_id'))
 
