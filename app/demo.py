@@ -5,10 +5,13 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from app.auth.services import create_user
+from app.datagen import generate
 from app.extensions import db
 from app.models import User
 from app.projects.assignments import assign_pairs
+from app.projects.blocking import candidate_pairs, parse_rules
 from app.projects.services import create_project
+from app.projects.staffing import assign_workers
 
 DEMO_USERS = [
     ("admin", "admin"),
@@ -39,6 +42,37 @@ PAPER_EXAMPLE = {
 }
 
 
+#: A deduplication project of synthetic voters (app.datagen: typos, swaps, missing values,
+#: twins), blocked on last name and first initial and double-coded by both demo workers, so
+#: the conflicts queue, agreement and exports have something to show.
+SYNTHETIC_RECORDS = 600
+SYNTHETIC_BLOCKING = [["last_name", ["first_name", "first_n", 1]]]
+_IDENTIFYING = {
+    "voter_reg_num": "id", "first_name": "string", "last_name": "string",
+    "dob": "date", "sex": "category", "race": "category",
+}  # fmt: skip
+
+
+def synthetic_project() -> dict:
+    """The synthetic voters' project spec (seeded: the same records on every machine)."""
+    columns = generate(SYNTHETIC_RECORDS, seed=2026)
+    keep = ("id", *_IDENTIFYING, "income", "diagnosis")  # not the true cluster ids
+    records = [{name: str(columns[name][i]) for name in keep} for i in range(SYNTHETIC_RECORDS)]
+    by_id = {r["id"]: r for r in records}
+    pairs = candidate_pairs(by_id, None, parse_rules(SYNTHETIC_BLOCKING, list(_IDENTIFYING)))
+    return {
+        "name": f"Synthetic voters (dedupe, {SYNTHETIC_RECORDS} records)",
+        "kind": "dedupe",
+        "attributes": [{"name": n, "type": t} for n, t in _IDENTIFYING.items()]
+        + [{"name": n, "type": "string", "sensitive": True} for n in ("income", "diagnosis")],
+        "records": records,
+        "pairs": [[a, b] for a, b, _rule in pairs],
+        "kappa": 1,
+        "evidence_model": "row",
+        "default_budget": 0.3,
+    }
+
+
 def load_demo(if_empty: bool = False) -> list[tuple[str, str, str]]:
     """Create the demo users and projects; return (username, role, password) per user."""
     if if_empty and db.session.scalar(select(func.count()).select_from(User)):
@@ -48,4 +82,6 @@ def load_demo(if_empty: bool = False) -> list[tuple[str, str, str]]:
     project = create_project(PAPER_EXAMPLE, owner=users["manager"])
     assign_pairs(project, users["worker"], budget=0.5)
     assign_pairs(project, users["worker2"], budget=0.2)
+    synthetic = create_project(synthetic_project(), owner=users["manager"])
+    assign_workers(synthetic, {"worker": 0.3, "worker2": 0.3}, coders=2, page_size=10)
     return logins

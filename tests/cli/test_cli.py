@@ -3,7 +3,7 @@ import csv
 import sqlalchemy as sa
 
 from app.extensions import db
-from app.models import ApiToken, Project, User
+from app.models import ApiToken, Assignment, Project, User
 
 
 def test_users_create_generates_and_prints_a_password(app, runner):
@@ -53,7 +53,16 @@ def test_demo_loads_once_and_prints_logins(app, runner):
     second = runner.invoke(args=["demo", "--if-empty"])
     assert "nothing loaded" in second.output
     with app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count()).select_from(Project)) == 1
+        projects = db.session.scalars(sa.select(Project).order_by(Project.id)).all()
+        assert [p.kind for p in projects] == ["dedupe", "dedupe"]
+        synthetic = projects[1]
+        assert synthetic.name.startswith("Synthetic voters")
+        assert {a.name for a in synthetic.sensitive} == {"income", "diagnosis"}
+        double = db.session.scalars(
+            sa.select(Assignment).where(Assignment.project_id == synthetic.id)
+        ).all()
+        assert sorted(a.worker.username for a in double) == ["worker", "worker2"]
+        assert len(double[0].pairs) == len(double[1].pairs) > 100  # each pair twice
 
 
 def test_demo_passwords_log_in(app, runner, client):
