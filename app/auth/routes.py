@@ -8,8 +8,9 @@ from flask import abort, current_app, flash, g, redirect, render_template, reque
 from flask_login import current_user, login_required, login_user, logout_user
 
 from app.auth import bp
+from app.auth.decorators import roles_required
 from app.auth.forms import LoginForm
-from app.auth.services import authenticate, user_for_token
+from app.auth.services import AccountError, authenticate, create_user, user_for_token
 from app.extensions import csrf, db, login_manager
 from app.models import Role, User
 
@@ -78,6 +79,24 @@ def logout():
     logout_user()
     flash("You are logged out.", "info")
     return redirect(url_for("auth.login"))
+
+
+@bp.post("/users")
+@roles_required("admin")
+def create_account():
+    """An admin creates a user; the generated password is shown once, never stored plain."""
+    try:
+        user, password = create_user(request.form.get("username", ""), request.form.get("role", ""))
+    except AccountError as exc:
+        db.session.rollback()
+        flash(f"No user created: {exc}", "error")
+        return redirect(url_for("analytics.home"))
+    db.session.commit()
+    response = current_app.make_response(
+        render_template("auth/created.html", user=user, password=password)
+    )
+    response.headers["Cache-Control"] = "no-store"  # the password must not stay in a cache
+    return response
 
 
 def _safe_next(target: str | None) -> str | None:

@@ -112,3 +112,38 @@ def test_tokens_are_stored_hashed(app, users):
         assert all(t.token_hash != token and token not in t.token_hash for t in user.tokens)
         assert user.password_hash.startswith("scrypt:")
         assert PASSWORD not in user.password_hash
+
+
+def test_an_admin_creates_a_user_whose_password_is_shown_once(client, users, app):
+    login(client, "ada")
+    response = client.post("/users", data={"username": "wil", "role": "worker"})
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    password = response.get_data(as_text=True).split('<code id="password">')[1].split("<")[0]
+    with app.app_context():
+        wil = db.session.scalar(db.select(User).where(User.username == "wil"))
+        assert wil.role == "worker" and password not in wil.password_hash
+    client.post("/logout")
+    assert login(client, "wil", password).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"username": "wes", "role": "worker"}, "exists already"),
+        ({"username": "wil", "role": "owner"}, "unknown role"),
+        ({"username": "  ", "role": "worker"}, "1 to 80 characters"),
+    ],
+)
+def test_a_bad_new_user_is_refused_with_the_reason(client, users, app, form, message):
+    login(client, "ada")
+    page = client.post("/users", data=form, follow_redirects=True)
+    assert page.request.path == "/admin/" and message in page.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(User)) == 3
+
+
+@pytest.mark.parametrize("username", ["max", "wes"])
+def test_only_admins_create_users(client, users, username):
+    login(client, username)
+    assert client.post("/users", data={"username": "eve", "role": "admin"}).status_code == 403
