@@ -20,6 +20,7 @@ import datetime as _dt
 import enum
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = [
     "AttributeType",
@@ -68,10 +69,12 @@ def normalize(kind: AttributeType | str, raw: object) -> str | None:
     """
     if raw is None:
         return None
-    text = unicodedata.normalize("NFC", str(raw)).strip()
+    text = str(raw)
+    # Imports call this for every cell: ASCII is already NFC, so skip the normalisation.
+    text = (text if text.isascii() else unicodedata.normalize("NFC", text)).strip()
     if text.lower() in MISSING_TOKENS:
         return None
-    kind = AttributeType(kind)
+    kind = kind if isinstance(kind, AttributeType) else AttributeType(kind)
     if kind is AttributeType.ID:
         return "".join(text.split())
     if kind is AttributeType.DATE:
@@ -79,6 +82,7 @@ def normalize(kind: AttributeType | str, raw: object) -> str | None:
     return " ".join(text.split())
 
 
+@lru_cache(maxsize=1 << 16)  # a million people have some tens of thousands of birthdays
 def _normalize_date(text: str) -> str:
     if m := _US_DATE.match(text):
         month, day, year = (int(g) for g in m.groups())
