@@ -65,6 +65,8 @@ class AnonymityIndex:
         self.n = n
         self._cache: dict[tuple[str, Evidence], Constraint | None] = {}
         self.translations: dict[tuple[int, str], tuple[AnonymityIndex, np.ndarray]] = {}
+        # Pair-model counts already made against this index (app.core.pair_anonymity).
+        self.pair_counts: dict[tuple, tuple[AnonymityIndex, int]] = {}
         self._build_cube()
 
     def _build_cube(self) -> None:

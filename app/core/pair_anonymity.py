@@ -39,6 +39,8 @@ __all__ = ["count_pair"]
 _KEY_LIMIT = 1 << 62
 # Count keys in a dense table when there are at most this many possible keys per record.
 _DENSE_FACTOR = 4
+# How many pair-model counts an index remembers before it starts afresh.
+_REMEMBERED = 4096
 
 
 def count_pair(
@@ -56,7 +58,36 @@ def count_pair(
 
     ``index`` and ``partner_index`` are the same object exactly when both rows come from one
     source. Precomputed ``row``-model candidate arrays may be passed to save work.
+
+    Results are remembered on ``index`` (records never change under an index: a new import
+    builds a new one), so a page shown again, or the pairs a reveal left untouched, cost a
+    dictionary lookup instead of whole-source counting.
     """
+    key = (
+        id(partner_index), side,
+        frozenset(row.items()), frozenset(partner.items()), frozenset(markers.items()),
+    )  # fmt: skip
+    known = index.pair_counts.get(key)
+    if known is not None and known[0] is partner_index:
+        return known[1]
+    k = _count_pair(row, partner, markers, side, index, partner_index, candidates,
+                    partner_candidates)  # fmt: skip
+    if len(index.pair_counts) >= _REMEMBERED:
+        index.pair_counts.clear()  # coarse, but atomic under concurrent requests
+    index.pair_counts[key] = (partner_index, k)
+    return k
+
+
+def _count_pair(
+    row: Row,
+    partner: Row,
+    markers: Markers,
+    side: str,
+    index: AnonymityIndex,
+    partner_index: AnonymityIndex,
+    candidates: np.ndarray | None,
+    partner_candidates: np.ndarray | None,
+) -> int:
     other = "right" if side == "left" else "left"
     a = index.candidates(row) if candidates is None else candidates
     b = partner_index.candidates(partner) if partner_candidates is None else partner_candidates

@@ -156,6 +156,23 @@ def test_pair_model_never_exceeds_row_model(paper):
     assert paper.count(row) == 3
 
 
+def test_pair_model_counts_are_remembered_per_index_and_state(paper):
+    row = {"name": Evidence.partial("Mary", [3])}
+    partner = {"name": Evidence.partial("Mark", [3])}
+    markers = {"name": Marker(Relation.DIFFERENT), "dob": Marker(Relation.IDENTICAL)}
+    counted = mock.Mock(wraps=pair_anonymity._count_pair)
+    with mock.patch.object(pair_anonymity, "_count_pair", counted):
+        first = count_pair(row, partner, markers, "left", paper, paper)
+        assert count_pair(dict(row), dict(partner), dict(markers), "left", paper, paper) == first
+        assert counted.call_count == 1  # an equal state is looked up, not counted again
+        wider = {"name": Evidence.masked("Mary")}
+        assert count_pair(wider, partner, markers, "left", paper, paper) >= first
+        count_pair(row, partner, markers, "right", paper, paper)
+        fresh = AnonymityIndex.build(PAPER, PAPER_KINDS)  # records changed: a new index
+        assert count_pair(row, partner, markers, "left", fresh, fresh) == first
+        assert counted.call_count == 4
+
+
 def test_self_is_not_a_partner():
     index = AnonymityIndex.build({"name": ["Ann", "Bo"]}, {"name": "string"})
     row = {"name": Evidence.full("Ann")}
