@@ -48,8 +48,10 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     _register_blueprints(app)
     from app.errors import register_error_handlers
+    from app.headers import register_security_headers
 
     register_error_handlers(app)
+    register_security_headers(app)
     _register_cli(app)
 
     if app.config["AUTO_UPGRADE"]:
