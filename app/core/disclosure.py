@@ -39,8 +39,6 @@ __all__ = [
     "partial_available",
     "next_level",
     "add_marker",
-    "name_swap",
-    "frequency_class",
 ]
 
 Relation = Literal["identical", "different", "missing"]
@@ -275,33 +273,3 @@ def next_level(cmp: Comparison, side: int, level: Level | str) -> Level | None:
     if level is Level.MASKED and partial_available(cmp, side):
         return Level.PARTIAL
     return Level.FULL
-
-
-def name_swap(
-    first_a: str | None, last_a: str | None, first_b: str | None, last_b: str | None
-) -> bool:
-    """Return whether first and last names are swapped across the pair (case-insensitive).
-
-    ``BENJAMIN MICHAEL`` / ``MICHAEL BENJAMIN`` is a swap; a missing name, or a first name
-    equal to the last name, is not.
-    """
-    names = (first_a, last_a, first_b, last_b)
-    if any(n is None for n in names):
-        return False
-    fa, la, fb, lb = (n.casefold() for n in names if n is not None)
-    return fa == lb and la == fb and fa != la
-
-
-def frequency_class(count: int | None) -> str:
-    """Return the frequency class of a name count shown in MINDFIRL's FFreq/LFreq columns.
-
-    ``unique`` (1), ``rare`` (2-5), ``common`` (6-100), ``very_common`` (>100) and
-    ``unknown`` for ``None`` or a count below 1.
-    """
-    if count is None or count < 1:
-        return "unknown"
-    if count == 1:
-        return "unique"
-    if count <= 5:
-        return "rare"
-    return "common" if count <= 100 else "very_common"

@@ -8,6 +8,9 @@ characters with a mark are exactly those a partial display discloses (spec §1).
 - ``indel``: no counterpart (inserted on this side, deleted on the other);
 - ``transposition``: one of two adjacent characters swapped with the partner's;
 - ``date_swap``: a differing month/day digit of a date whose month and day are swapped.
+
+Two markers concern a pair rather than a character: :func:`name_swap` (first and last names
+swapped across the pair) and :func:`frequency_class` (how common a name is).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ __all__ = [
     "positional_marks",
     "date_marks",
     "is_day_month_swap",
+    "name_swap",
+    "frequency_class",
 ]
 
 Mark = Literal["substitution", "indel", "transposition", "date_swap"]
@@ -94,3 +99,33 @@ def date_marks(a: str, b: str) -> Marks:
                 swapped[k] = "date_swap"
         return tuple(swapped), tuple(swapped)
     return left, right
+
+
+def name_swap(
+    first_a: str | None, last_a: str | None, first_b: str | None, last_b: str | None
+) -> bool:
+    """Return whether first and last names are swapped across the pair (case-insensitive).
+
+    ``BENJAMIN MICHAEL`` / ``MICHAEL BENJAMIN`` is a swap; a missing name, or a first name
+    equal to the last name, is not.
+    """
+    names = (first_a, last_a, first_b, last_b)
+    if any(n is None for n in names):
+        return False
+    fa, la, fb, lb = (n.casefold() for n in names if n is not None)
+    return fa == lb and la == fb and fa != la
+
+
+def frequency_class(count: int | None) -> str:
+    """Return the frequency class of a name count shown in MINDFIRL's FFreq/LFreq columns.
+
+    ``unique`` (1), ``rare`` (2-5), ``common`` (6-100), ``very_common`` (>100) and
+    ``unknown`` for ``None`` or a count below 1.
+    """
+    if count is None or count < 1:
+        return "unknown"
+    if count == 1:
+        return "unique"
+    if count <= 5:
+        return "rare"
+    return "common" if count <= 100 else "very_common"

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import (
@@ -29,13 +28,12 @@ from app.models import (
     ConflictResolution,
     Pair,
     Project,
-    Record,
     Role,
-    Source,
     User,
 )
 from app.projects.assignments import AssignmentError, assign_pairs, extend_assignment
 from app.projects.outcomes import PairOutcome, outcomes
+from app.projects.pairing import pair_records
 from app.projects.staffing import change_budget
 
 __all__ = [
@@ -102,7 +100,12 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
     )
     items = []
     disputed = [o for o in outcomes(project.id).values() if o.conflict]
-    records = _record_ids([o.pair_id for o in disputed])
+    records = {
+        pair_id: ((la, a), (lb, b))
+        for pair_id, (la, a, lb, b, *_) in pair_records(
+            project.id, [o.pair_id for o in disputed]
+        ).items()
+    }
     for outcome in disputed:
         referral = referrals.get(outcome.pair_id)
         third = next((a for a in outcome.answers if a.assignment_id == referral), None)
@@ -119,22 +122,6 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
             )
         )  # fmt: skip
     return sorted(items, key=lambda i: (i.state == SETTLED, i.pair_id))
-
-
-def _record_ids(pair_ids: list[int]) -> dict[int, tuple[tuple[str, str], tuple[str, str]]]:
-    """``pair id → ((source, id) of record A, (source, id) of record B)``."""
-    if not pair_ids:
-        return {}
-    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
-    rows = db.session.execute(
-        select(Pair.id, sa.label, ra.external_id, sb.label, rb.external_id)
-        .join(ra, ra.id == Pair.record_a_id)
-        .join(rb, rb.id == Pair.record_b_id)
-        .join(sa, sa.id == ra.source_id)
-        .join(sb, sb.id == rb.source_id)
-        .where(Pair.id.in_(pair_ids))
-    )
-    return {pair_id: ((la, a), (lb, b)) for pair_id, la, a, lb, b in rows}
 
 
 def _item(project: Project, pair_id: int) -> ConflictItem:

@@ -13,7 +13,6 @@ import io
 import re
 
 from sqlalchemy import select
-from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import Pair as PairRow
@@ -23,6 +22,7 @@ from app.projects.exports import Confidence, Decision, Judgement, LabelRow
 from app.projects.outcomes import PairOutcome, outcomes
 from app.projects.pairfile import Pair as FilePair
 from app.projects.pairfile import PairFile
+from app.projects.pairing import pair_records
 
 __all__ = ["KINDS", "ExportRefused", "export_csv", "export_filename"]
 
@@ -78,26 +78,8 @@ def _judgement(decision: str | None, confidence: str | None) -> Judgement:
     return Judgement(Decision(decision), level)
 
 
-def _pair_records(project_id: int):
-    """``pair id → (source A, id A, source B, id B, block, pair's external id)``, in pair order."""
-    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
-    rows = db.session.execute(
-        select(
-            PairRow.id, sa.label, ra.external_id, sb.label, rb.external_id, PairRow.block,
-            PairRow.external_id,
-        )
-        .join(ra, ra.id == PairRow.record_a_id)
-        .join(rb, rb.id == PairRow.record_b_id)
-        .join(sa, sa.id == ra.source_id)
-        .join(sb, sb.id == rb.source_id)
-        .where(PairRow.project_id == project_id)
-        .order_by(PairRow.id)
-    )  # fmt: skip
-    return {r[0]: tuple(r[1:]) for r in rows}
-
-
 def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
-    for pair_id, (src_a, id_a, src_b, id_b, *_) in _pair_records(project.id).items():
+    for pair_id, (src_a, id_a, src_b, id_b, *_) in pair_records(project.id).items():
         outcome = by_pair[pair_id]
         final = _judgement(outcome.final, outcome.confidence)
         if not outcome.answers:
@@ -153,7 +135,7 @@ def _pairfile(project: Project) -> tuple[PairFile, dict[int, str]]:
     for label, external_id, pseudonym, values in rows:
         records[label][external_id] = {**values, **vault.get(pseudonym, {})}
     pairs, keys = [], {}
-    for pair_id, (_, id_a, _, id_b, block, external_id) in _pair_records(project.id).items():
+    for pair_id, (_, id_a, _, id_b, block, external_id) in pair_records(project.id).items():
         keys[pair_id] = external_id or str(pair_id)
         pairs.append(FilePair(keys[pair_id], block or "", id_a, id_b))
     attributes = {a.name: a.type for a in project.attributes}

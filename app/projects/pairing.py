@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
@@ -17,7 +18,14 @@ from app.projects.blocking import (
     parse_rules,
 )
 
-__all__ = ["BlockingRefused", "BlockingPreview", "create_pairs", "max_pairs", "preview_blocking"]
+__all__ = [
+    "BlockingRefused",
+    "BlockingPreview",
+    "create_pairs",
+    "max_pairs",
+    "pair_records",
+    "preview_blocking",
+]
 
 CHUNK = 5_000
 DEFAULT_MAX_PAIRS = 100_000
@@ -120,3 +128,26 @@ def create_pairs(project: Project, raw_rules: object) -> int:
         made += len(batch)
     db.session.flush()
     return made
+
+
+def pair_records(project_id: int, pair_ids: list[int] | None = None) -> dict[int, tuple]:
+    """``pair id → (source A, id A, source B, id B, block, pair's external id)``, in pair order.
+
+    The record ids are those of the uploaded files; ``pair_ids`` limits it to those pairs.
+    """
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    query = (
+        select(
+            Pair.id, sa.label, ra.external_id, sb.label, rb.external_id, Pair.block,
+            Pair.external_id,
+        )
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+        .where(Pair.project_id == project_id)
+        .order_by(Pair.id)
+    )  # fmt: skip
+    if pair_ids is not None:
+        query = query.where(Pair.id.in_(pair_ids))
+    return {r[0]: tuple(r[1:]) for r in db.session.execute(query)}

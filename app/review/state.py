@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from app.core import disclosure
+from app.core import disclosure, disclosure_marks
 from app.core.attributes import AttributeType, Level
 from app.core.disclosure import CellView, Comparison
 from app.core.evidence import Evidence, Marker
@@ -68,7 +68,7 @@ class PairState:
             for attr in self.attributes
         }
         names = name_attributes(self.attributes)
-        self.name_swap = bool(names) and disclosure.name_swap(
+        self.name_swap = bool(names) and disclosure_marks.name_swap(
             a.get(names[0]), a.get(names[1]), b.get(names[0]), b.get(names[1])
         )
         self._names = set(names) if names and self.name_swap else set()

@@ -15,13 +15,12 @@ from app.core.disclosure import (
     CellView,
     add_marker,
     compare,
-    frequency_class,
-    name_swap,
     next_level,
     partial_available,
     view,
 )
 from app.core.disclosure import shown as shown_known
+from app.core.disclosure_marks import frequency_class, name_swap
 
 M, P, F = Level.MASKED, Level.PARTIAL, Level.FULL
 
