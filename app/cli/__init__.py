@@ -2,11 +2,13 @@
 
 from flask import Flask
 
+from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
 from app.cli.users import users
 
 
 def register(app: Flask) -> None:
     app.cli.add_command(users)
+    app.cli.add_command(analytics)
     app.cli.add_command(demo_command)
     app.cli.add_command(generate_data_command)
