@@ -37,7 +37,7 @@ class BeliefRequestError(ValueError):
     """A body that cannot be read; the message names the field."""
 
 
-def _number(value, where: str) -> Fraction:
+def read_number(value, where: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise BeliefRequestError(f'{where}: a number or a fraction string like "5/13"')
     try:
@@ -82,7 +82,7 @@ def _body(entries, field: str, frame: tuple) -> MassFunction:
         subset = _set(entry["set"], f"{field}[{i}].set", universe)
         if not subset:
             raise BeliefRequestError(f"{field}[{i}].set: empty (mass on ∅ is not an input)")
-        focal[subset] = focal.get(subset, Fraction(0)) + _number(
+        focal[subset] = focal.get(subset, Fraction(0)) + read_number(
             entry["mass"], f"{field}[{i}].mass"
         )
     total = sum(focal.values())
@@ -101,7 +101,7 @@ def _probability(p, frame: tuple) -> dict | None:
     for key, value in p.items():
         if key not in by_text:
             raise BeliefRequestError("P: a key is not a label of the frame")
-        out[by_text[key]] = _number(value, f"P[{key!r}]")
+        out[by_text[key]] = read_number(value, f"P[{key!r}]")
     if sum(out.values()) != 1:
         raise BeliefRequestError(f"P: sums to {sum(out.values())}, not 1")
     return out

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from app.analytics.belief_json import BeliefRequestError, evaluate
+from app.analytics.belief_linkage import audit_upload
 from app.analytics.belief_report import project_audit, project_trails, trail_json
 from app.analytics.belief_state import AuditError
 from app.cli.analytics import analytics
@@ -89,3 +90,29 @@ def audit(project_id: int, model, assignment_id, trail: bool, as_json: bool) -> 
             f"  {one['worker']} (#{one['assignment']}): mean P(true) "
             f"{t['mean_true_probability']['exact']}, KAPR {t['kapr']['exact']}"
         )
+
+
+@analytics.command("links")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the full JSON result.")
+def links(path: Path, as_json: bool) -> None:
+    """Audit a linkage output with ground truth (CSV, JSON or a trajectory RL result)."""
+    try:
+        result = audit_upload(path.read_text(encoding="utf-8"), path.name)
+    except UnicodeDecodeError:
+        raise click.ClickException(f"{path.name} is not UTF-8 text") from None
+    except BeliefRequestError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    s = result["summary"]
+    click.echo(
+        f"{s['records']} records: {s['compatible']} compatible, {s['overconfident']} "
+        f"over-confident, {s['support_violations']} miss a true record (Proposition 16), "
+        f"{s['argmax_outside_true_set']} pick outside the truth; mean P(true) "
+        f"{s['mean_true_probability']['exact']}"
+    )
+    for r in result["records"]:
+        if r["overconfident"]:
+            click.echo(f"  over-confident: {r['record']} (violation {r['max_violation']['exact']})")
