@@ -284,7 +284,10 @@ def main(argv=None) -> None:
     if args.quick:
         args.sizes, args.pairs, args.reveals, args.pair_pages = "10000", 200, 60, 2
     db_name = "PostgreSQL" if args.postgres else "SQLite"
-    print(f"bench/kapr.py on {db_name}: {args.pairs} pairs, {args.reveals} reveals per size")
+    print(
+        f"bench/kapr.py on {db_name}: {args.pairs} pairs, {args.reveals} reveals per size"
+        f" (and as many baseline reveals); load average {os.getloadavg()[0]:.2f}"
+    )
     results = [run(int(s), args) for s in args.sizes.split(",")]
     table(results)
 
