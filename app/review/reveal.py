@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 from sqlalchemy import (
     and_,
@@ -201,10 +202,23 @@ def _reveal_autocommit(connection, *args) -> _Plan:
     return plan
 
 
+def _read(connection, params: dict) -> list:
+    """The rows of :data:`_READ`. On PostgreSQL the statement is compiled once and run on the
+    driver, which decodes JSON and timestamps itself (no per-call cache key)."""
+    if connection.dialect.name == "postgresql":
+        sql, defaults = _compiled_read(connection.dialect)
+        return connection.exec_driver_sql(sql, {**defaults, **params}).all()
+    return connection.execute(_READ, params).all()
+
+
+@cache
+def _compiled_read(dialect) -> tuple[str, dict]:
+    compiled = _READ.compile(dialect=dialect)
+    return str(compiled), dict(compiled.params)
+
+
 def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
-    rows = connection.execute(
-        _READ, {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id}
-    ).all()
+    rows = _read(connection, {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id})
     if not rows:
         _explain_missing(connection, assignment_id, user_id)
     first = rows[0]
