@@ -8,8 +8,9 @@ starts gunicorn (``--gunicorn-workers`` processes, ``--threads`` threads each) o
 reads every page once (warm-up, not timed), then runs two phases, each bounded in time
 (``--seconds``) and count (``--max-reveals``):
 
-1. **mixed**: every worker reveals cells (``--per-worker`` requests in flight each) and
-   answers a pair every ``--decide-every`` reveals;
+1. **mixed**: every worker reveals cells (``--per-worker`` callers each), together at an
+   offered ``--rate`` (default 300 reveals/s; 0: back to back, the saturation throughput),
+   and answers a pair every ``--decide-every`` reveals;
 2. **burst**: one worker fires 32 concurrent reveals on its one assignment, again and again.
 
 Throughout, the bystander (another worker) calls ``GET /api/v1/me`` every 20 ms. Then it
@@ -127,9 +128,16 @@ class Phase:
         return status
 
 
-async def mixed_caller(phase: Phase, worker: dict, port: int, decide_every: int) -> None:
+async def mixed_caller(
+    phase: Phase, worker: dict, port: int, decide_every: int, interval: float
+) -> None:
+    """Reveal (and now and then answer) every ``interval`` seconds, or back to back if 0."""
     conn, done = Connection(HOST, port, worker["token"]), 0
+    due = time.perf_counter() + random.random() * interval
     while phase.more() and worker["cells"]:
+        if interval:
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            due += interval
         await phase.reveal(conn, worker, worker["cells"].pop())
         done += 1
         if done % decide_every == 0:
@@ -227,12 +235,15 @@ async def drive(study: dict, args, server: subprocess.Popen, schema: str) -> lis
         "gunicorn": CpuMeter(lambda: children(server.pid)),
         "postgres": CpuMeter(lambda: pg_backends(args.postgres, "mindfirl-load")),
     }
+    n = len(workers) * args.per_worker
+    interval = n / args.rate if args.rate else 0.0
     callers = [
-        (lambda phase, w=w: mixed_caller(phase, w, args.port, args.decide_every))
+        (lambda phase, w=w: mixed_caller(phase, w, args.port, args.decide_every, interval))
         for w in workers
         for _ in range(args.per_worker)
     ]
-    results = [await run_phase("mixed", callers, study, args, meters)]
+    offered = f"offered {args.rate:g} reveals/s" if args.rate else "back to back"
+    results = [await run_phase(f"mixed ({offered})", callers, study, args, meters)]
     one = [lambda phase: burst(phase, burster, args.port)]
     results.append(
         await run_phase("burst (one worker, 32 concurrent reveals)", one, study, args, meters)
@@ -251,6 +262,7 @@ def main(argv=None) -> int:
     parser.add_argument("--pairs", type=int, default=100, help="pairs per worker")
     parser.add_argument("--per-worker", type=int, default=2, help="requests in flight per worker")
     parser.add_argument("--decide-every", type=int, default=10)
+    parser.add_argument("--rate", type=float, default=300, help="offered reveals/s; 0: flat out")
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--max-reveals", type=int, default=20_000)
     parser.add_argument("--gunicorn-workers", type=int, default=2)
