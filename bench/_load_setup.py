@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from app.auth.services import create_user, issue_token
 from app.extensions import db
 from app.models import Assignment, DecisionEvent, Pair, RevealEvent
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 
 SMALL_BUDGET = 0.02  # every fourth worker's: refusals must happen and must hold
 
