@@ -152,8 +152,8 @@ class PairCosts:
                     side,
                     self.indexes[i],
                     self.indexes[1 - i],
-                    candidates=mine() if callable(mine) else mine,
-                    partner_candidates=theirs() if callable(theirs) else theirs,
+                    candidates=mine,
+                    partner_candidates=theirs,
                 )
             )
         return ks[0], ks[1]

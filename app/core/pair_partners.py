@@ -1,0 +1,158 @@
+"""The partner side of a ``pair``-model count: which records may stand beside row *i*.
+
+:class:`Partners` is the set ``B`` of :mod:`app.core.pair_anonymity` (records of the partner's
+source consistent with the partner row and with the markers' presence on the partner's side),
+kept implicit: a masked partner's ``B`` is "every complete record" (plus the few incomplete
+records the presence pattern admits), so its terms are lookups in :class:`PairTables`. Only a
+partner that discloses something materialises its records, once per partner state.
+
+Two ways to count, for records ``r`` of the same source:
+
+- :meth:`Partners.count`: how many partners agree with ``r`` on a subset of heavy attributes
+  (a table lookup; for a disclosing partner, counts over its records);
+- :meth:`Partners.walk`: how many partners agree with ``r`` on ``agree`` and differ on
+  ``differ``, by walking the posting list of ``r``'s value of the ``agree`` attribute with the
+  fewest records, per record (short when an attribute is light).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.core.anonymity import AnonymityIndex, Constraint
+
+__all__ = ["Partners"]
+
+# Walk at most this many posting entries at once (bounds the temporary arrays).
+_WALK_CHUNK = 1 << 21
+
+
+class Partners:
+    """The partner records ``B`` of one partner state (see the module docstring)."""
+
+    def __init__(
+        self, index: AnonymityIndex, constraints: dict[str, Constraint], care: int, want: int
+    ) -> None:
+        self.index, self.tables = index, index.pair_tables
+        self.constraints, self.care, self.want = constraints, care, want
+        # Complete records meet the presence pattern unless it asks for a missing value.
+        self.complete_ok = not want
+        extra = self.tables.incomplete
+        extra = extra[self.tables.matches(extra, care, want)]
+        for c in constraints.values():
+            extra = extra[index.columns[c.attribute].member(extra, c.slots)]
+        self.extra = extra  # the incomplete partner records
+        self._complete: np.ndarray | None = None
+        self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
+
+    def complete_records(self) -> np.ndarray:
+        """The complete partner records (materialised: only when the partner discloses)."""
+        if self._complete is None:
+            chosen = self.index.select(self.constraints)
+            self._complete = chosen[self.tables.missing[chosen] == 0]
+        return self._complete
+
+    def size(self) -> int:
+        if not self.complete_ok:
+            return len(self.extra)
+        base = self.tables.complete if not self.constraints else len(self.complete_records())
+        return base + len(self.extra)
+
+    def records(self) -> np.ndarray:
+        """All partner records, sorted (materialised)."""
+        if not self.complete_ok:
+            return self.extra
+        if not self.constraints:
+            whole = self.tables.pattern(self.care, self.want)
+            return whole
+        return np.sort(np.concatenate((self.complete_records(), self.extra)))
+
+    def contains(self, positions: np.ndarray) -> np.ndarray:
+        """Return a mask of the ``positions`` that are partner records."""
+        ok = self.tables.matches(positions, self.care, self.want)
+        for c in self.constraints.values():
+            ok &= self.index.columns[c.attribute].member(positions, c.slots)
+        return ok
+
+    def count(self, attrs: frozenset[str], rows: np.ndarray) -> np.ndarray:
+        """For each record at ``rows``, the partners agreeing with it on heavy ``attrs``."""
+        if not attrs:
+            return np.full(len(rows), self.size(), dtype=np.int64)
+        code = self.tables.codes[attrs][rows]
+        out = np.zeros(len(rows), dtype=np.int64)
+        if self.complete_ok:
+            if not self.constraints or set(self.constraints) <= attrs:
+                out += self.tables.counts[attrs][code]
+                if self.constraints:  # a partner agreeing on them meets them iff r does
+                    out *= self._meets(rows)
+            else:
+                out += self._lookup(attrs, code, False)
+        if len(self.extra):
+            out += self._lookup(attrs, code, True)
+        return out
+
+    def _meets(self, rows: np.ndarray) -> np.ndarray:
+        ok = np.ones(len(rows), dtype=bool)
+        for c in self.constraints.values():
+            ok &= self.index.columns[c.attribute].member(rows, c.slots)
+        return ok
+
+    def _lookup(self, attrs: frozenset[str], code: np.ndarray, extra: bool) -> np.ndarray:
+        """Counts of ``code`` among the explicit partner records (``extra`` or complete)."""
+        found = self._counted.get((attrs, extra))
+        if found is None:
+            records = self.extra if extra else self.complete_records()
+            codes = self.tables.codes[attrs][records]
+            size = len(self.tables.counts[attrs])
+            if size <= 4 * len(codes) + 4096:
+                found = (np.bincount(codes, minlength=size),)
+            else:
+                found = np.unique(codes, return_counts=True)
+            self._counted[attrs, extra] = found
+        if len(found) == 1:
+            return found[0][code]
+        keys, counts = found
+        if not len(keys):
+            return np.zeros(len(code), dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, code), len(keys) - 1)
+        return np.where(keys[at] == code, counts[at], 0)
+
+    def walk(
+        self, rows: np.ndarray, agree: frozenset[str], differ, exclude_self: bool
+    ) -> np.ndarray:
+        """For each record at ``rows``, the partners agreeing on ``agree`` (non-empty) and
+        differing on every attribute of ``differ`` (``r`` itself excluded if asked)."""
+        columns = self.index.columns
+        order = sorted(agree)
+        slots = {a: columns[a].slots[rows] for a in set(agree) | set(differ)}
+        sizes = np.stack([columns[a].counts[slots[a]] for a in order])
+        choice = sizes.argmin(axis=0)
+        out = np.zeros(len(rows), dtype=np.int64)
+        for i, pivot in enumerate(order):
+            picked = np.flatnonzero(choice == i)
+            if not len(picked):
+                continue
+            lengths = sizes[i][picked]
+            bounds = np.searchsorted(np.cumsum(lengths), np.arange(0, lengths.sum(), _WALK_CHUNK))
+            for lo, hi in zip(bounds, [*bounds[1:], len(picked)], strict=True):
+                part = picked[lo:hi]
+                out[part] = self._walk(rows[part], pivot, part, slots, agree, differ, exclude_self)
+        return out
+
+    def _walk(self, rows, pivot, part, slots, agree, differ, exclude_self) -> np.ndarray:
+        column = self.index.columns[pivot]
+        mine = slots[pivot][part]
+        lengths = column.counts[mine].astype(np.int64)
+        owner = np.repeat(np.arange(len(rows)), lengths)
+        shift = np.repeat(column.offsets[mine] - np.cumsum(lengths) + lengths, lengths)
+        found = column.order[shift + np.arange(len(owner))]
+        ok = self.contains(found)
+        for a in agree:
+            if a != pivot:
+                ok &= self.index.columns[a].slots[found] == slots[a][part][owner]
+        for a in differ:
+            theirs = self.index.columns[a].slots[found]
+            ok &= (theirs != slots[a][part][owner]) & (theirs != 0)
+        if exclude_self:
+            ok &= found != rows[owner]
+        return np.bincount(owner[ok], minlength=len(rows))
