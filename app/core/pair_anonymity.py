@@ -33,8 +33,8 @@ implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different a
   per attribute, so almost every record is settled by ``2^|H| + |L|`` lookups.
 - A row matching a large share of the source is answered from a mask of the records with a
   partner, computed once per markers and partner state (a masked partner's is shared by every
-  cell of the row and every pair with the same markers); a partner matching few records first
-  narrows the row to records sharing an identical value with one of them.
+  cell of the row and every pair with the same markers); a partner that discloses something
+  first narrows the row to the records sharing their identical values with one of its records.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ _REMEMBERED = 4096
 _WHOLE = 8
 _WHOLE_MIN = 4096
 _MASKS = 16
+# From this many rows on, order zero is summed once per code when codes repeat enough.
+_BY_CODE = 4096
 _PARTNERS = 64
-# A partner state with at most 1/_NEAR of the row's records narrows the row first.
-_NEAR = 8
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -149,9 +149,10 @@ def _count_pair(
     rows = index.candidates(row) if rows is None else rows
     rows = rows[tables.matches(rows, care[side], want[side])]
     identical, different = frozenset(same), frozenset(unlike)
-    if identical and len(rows) and (partners.constraints or not partners.complete_ok):
+    explicit = partners.constraints or not partners.complete_ok
+    if identical and len(rows) and explicit:
         rows = _near(rows, identical, partners)
-    if len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
+    if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
         key = (care[side], want[side], identical, different, state)
         return int(np.count_nonzero(_whole(index, key, partners)[rows]))
     if not len(rows):
@@ -160,22 +161,20 @@ def _count_pair(
 
 
 def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
-    """Keep the ``rows`` sharing the value of one identical attribute with some partner."""
-    if partners.size() * _NEAR > len(rows):
+    """Keep the ``rows`` sharing their identical values with some partner (one lookup)."""
+    records = partners.records()
+    if len(records) >= len(rows):
         return rows
-    records, best = partners.records(), None
-    for a in sorted(identical):
-        column = partners.index.columns[a]
-        values = np.unique(column.slots[records])
-        total = int(column.counts[values].sum())
-        if best is None or total < best[0]:
-            best = (total, column, values)
-    total, column, values = best
-    if total >= len(rows):
-        return rows
-    near = column.records(values)
-    at = np.minimum(np.searchsorted(rows, near), len(rows) - 1)
-    return np.sort(near[rows[at] == near])
+    tables = partners.tables
+    heavy = identical & tables.heavy
+    if heavy:
+        size, values = len(tables.counts[heavy]), lambda at: tables.code(heavy, at)
+    else:
+        column = partners.index.columns[min(sorted(identical), key=tables.agreement.get)]
+        size, values = len(column.uniques), column.slots.__getitem__
+    allowed = np.zeros(size, dtype=bool)
+    allowed[values(records)] = True
+    return rows[allowed[values(rows)]]
 
 
 def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
@@ -193,13 +192,17 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
 
 
 def _has_partner(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
-    """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring)."""
+    """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring).
+
+    Every count here leaves ``r`` itself out (it is in ``B`` when it meets the partner's
+    evidence, and agrees with itself on everything), so the bounds stay tight.
+    """
     heavy = partners.tables.heavy
     if identical - heavy:
-        columns = partners.index.columns
-        # r itself is among the records sharing its value, and a partner if it is in B.
-        bound = np.min([columns[a].counts[columns[a].slots[rows]] for a in identical - heavy], 0)
-        bound -= 1
+        tables, columns = partners.tables, partners.index.columns
+        bound = np.min(
+            [tables.light_bound(rows, a, identical & heavy, columns) for a in identical - heavy], 0
+        )
         if identical & heavy:
             agreeing = partners.count(identical & heavy, rows) - partners.contains(rows)
             bound = np.minimum(bound, agreeing)
@@ -209,16 +212,16 @@ def _has_partner(rows, identical: frozenset[str], different: frozenset[str], par
         return found
     shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
     others = sorted(different - shared)
-    first = _bracket(rows, identical, frozenset(), shared, partners)
-    if not different:
-        return first - partners.contains(rows) > 0
+    mine = partners.contains(rows)
+    first = _first(rows, identical, shared, partners, mine)
     if not others:
         return first > 0
     found = np.zeros(len(rows), dtype=bool)
     live = np.flatnonzero(first > 0)  # order zero is an upper bound
-    lower = first[live].copy()
+    lower = first[live]
     for f in others:  # order one, with an upper bound of each term: a lower bound
-        lower -= np.minimum(_bound(rows[live], identical, f, shared, partners), first[live])
+        bound = _bound(rows[live], identical, f, partners, mine[live])
+        lower = lower - np.minimum(bound, first[live])
     found[live[lower > 0]] = True
     live = live[lower <= 0]
     partial = first[live]
@@ -227,7 +230,7 @@ def _has_partner(rows, identical: frozenset[str], different: frozenset[str], par
         if not len(live):
             break
         for subset in combinations(others, size):
-            hits = _bracket(rows[live], identical, frozenset(subset), shared, partners)
+            hits = _bracket(rows[live], identical, frozenset(subset), shared, partners, mine[live])
             partial = partial - hits if size % 2 else partial + hits
         if size == len(others):  # the sum is exact
             found[live[partial > 0]] = True
@@ -243,23 +246,52 @@ def _shared(partners: Partners, attr: str) -> bool:
     return partners.tables.agreement[attr] >= SHARED
 
 
-def _bound(rows, identical, f: str, shared: frozenset[str], partners: Partners) -> np.ndarray:
+def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
+    """``b(∅)`` at ``rows``. It depends on a record's code over ``identical ∪ shared`` only,
+    so with many more rows than codes it is summed once per code."""
+    attrs, tables = identical | shared, partners.tables
+    if not attrs or len(rows) < _BY_CODE:
+        return _bracket(rows, identical, frozenset(), shared, partners, mine)
+    memo: dict = {}
+    code = tables.code(attrs, rows, memo)
+    needed = np.zeros(len(tables.counts[attrs]), dtype=bool)
+    needed[code] = True
+    codes = np.flatnonzero(needed)
+    if 2 * len(codes) >= len(rows):
+        total = _sum(rows, identical, shared, partners, memo)
+    else:
+        per_code = np.zeros(len(needed), dtype=np.int64)
+        per_code[codes] = _sum(tables.representatives(attrs)[codes], identical, shared, partners)
+        total = per_code[code]
+    return total if shared else total - mine
+
+
+def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.ndarray:
     """An upper bound of ``b({f})`` at ``rows``: one lookup."""
     if f in partners.tables.heavy:
-        agreeing = partners.count(identical | {f}, rows)
-        return agreeing - partners.contains(rows) if shared else agreeing
-    column = partners.index.columns[f]
-    return column.counts[column.slots[rows]] - (1 if shared else 0)
+        return partners.count(identical | {f}, rows) - mine
+    heavy = identical & partners.tables.heavy
+    return partners.tables.light_bound(rows, f, heavy, partners.index.columns)
 
 
-def _bracket(rows, identical, subset, shared: frozenset[str], partners: Partners) -> np.ndarray:
-    """``b(S)``: the partners agreeing on ``identical ∪ subset`` and differing on ``shared``."""
+def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
+    """``b(S)``: the partners other than ``r`` agreeing on ``identical ∪ subset`` and
+    differing on ``shared`` (``mine``: whether each ``r`` is itself a partner record)."""
     agree = identical | subset
     if agree | shared <= partners.tables.heavy:
-        total = np.zeros(len(rows), dtype=np.int64)
-        for size in range(len(shared) + 1):
-            for extra in combinations(sorted(shared), size):
-                hits = partners.count(agree | frozenset(extra), rows)
-                total = total - hits if size % 2 else total + hits
-        return total
-    return partners.walk(rows, agree, shared, exclude_self=False)
+        total = _sum(rows, agree, shared, partners)
+        # r itself agrees with itself on everything: in the sum only without "differ".
+        return total if shared else total - mine
+    return partners.walk(rows, agree, shared, exclude_self=True)
+
+
+def _sum(rows, agree: frozenset[str], shared: frozenset[str], partners: Partners, memo=None):
+    """The partners agreeing on heavy ``agree`` and differing on heavy ``shared``, ``r``
+    included: inclusion-exclusion over ``shared``, one lookup per term."""
+    total = np.zeros(len(rows), dtype=np.int64)
+    memo = {} if memo is None else memo
+    for size in range(len(shared) + 1):
+        for extra in combinations(sorted(shared), size):
+            hits = partners.count(agree | frozenset(extra), rows, memo)
+            total = total - hits if size % 2 else total + hits
+    return total

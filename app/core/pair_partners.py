@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex, Constraint
+from app.core.pair_tables import SHARED
 
 __all__ = ["Partners"]
 
 # Walk at most this many posting entries at once (bounds the temporary arrays).
-_WALK_CHUNK = 1 << 21
+_WALK_CHUNK = 1 << 16
 
 
 class Partners:
@@ -74,11 +75,14 @@ class Partners:
             ok &= self.index.columns[c.attribute].member(positions, c.slots)
         return ok
 
-    def count(self, attrs: frozenset[str], rows: np.ndarray) -> np.ndarray:
-        """For each record at ``rows``, the partners agreeing with it on heavy ``attrs``."""
+    def count(self, attrs: frozenset[str], rows: np.ndarray, memo=None) -> np.ndarray:
+        """For each record at ``rows``, the partners agreeing with it on heavy ``attrs``
+        (``memo``: see :meth:`PairTables.code`)."""
         if not attrs:
             return np.full(len(rows), self.size(), dtype=np.int64)
-        code = self.tables.codes[attrs][rows]
+        code = self.tables.code(attrs, rows, memo)
+        if self.complete_ok and not self.constraints and not len(self.extra):
+            return self.tables.counts[attrs][code].astype(np.int64)
         out = np.zeros(len(rows), dtype=np.int64)
         if self.complete_ok:
             if not self.constraints or set(self.constraints) <= attrs:
@@ -102,7 +106,7 @@ class Partners:
         found = self._counted.get((attrs, extra))
         if found is None:
             records = self.extra if extra else self.complete_records()
-            codes = self.tables.codes[attrs][records]
+            codes = self.tables.code(attrs, records)
             size = len(self.tables.counts[attrs])
             if size <= 4 * len(codes) + 4096:
                 found = (np.bincount(codes, minlength=size),)
@@ -121,38 +125,52 @@ class Partners:
         self, rows: np.ndarray, agree: frozenset[str], differ, exclude_self: bool
     ) -> np.ndarray:
         """For each record at ``rows``, the partners agreeing on ``agree`` (non-empty) and
-        differing on every attribute of ``differ`` (``r`` itself excluded if asked)."""
+        differing on every attribute of ``differ`` (``r`` itself excluded if asked).
+
+        Walks the posting list of each record's value of the lightest attribute of ``agree``
+        (without one, the shortest of its heavy ones but a category's) and compares the rest:
+        the heavy attributes by one table code.
+        """
+        share, heavy = self.tables.agreement, self.tables.heavy
+        light = sorted(agree - heavy)  # a light attribute's lists are short: take the lightest
+        pivots = (
+            [min(light, key=share.get)] if light else sorted(a for a in agree if share[a] < SHARED)
+        )
+        pivots = pivots or [min(sorted(agree), key=share.get)]
         columns = self.index.columns
-        order = sorted(agree)
-        slots = {a: columns[a].slots[rows] for a in set(agree) | set(differ)}
-        sizes = np.stack([columns[a].counts[slots[a]] for a in order])
-        choice = sizes.argmin(axis=0)
+        sizes = np.stack([columns[a].counts[columns[a].slots[rows]] for a in pivots])
+        choice = sizes.argmin(axis=0) if len(pivots) > 1 else np.zeros(len(rows), dtype=np.intp)
         out = np.zeros(len(rows), dtype=np.int64)
-        for i, pivot in enumerate(order):
+        for i, pivot in enumerate(pivots):
             picked = np.flatnonzero(choice == i)
             if not len(picked):
                 continue
-            lengths = sizes[i][picked]
-            bounds = np.searchsorted(np.cumsum(lengths), np.arange(0, lengths.sum(), _WALK_CHUNK))
+            checks = self._checks(agree - {pivot}, differ)
+            ends = np.cumsum(sizes[i][picked])
+            bounds = np.searchsorted(ends, np.arange(0, int(ends[-1]), _WALK_CHUNK), "right")
             for lo, hi in zip(bounds, [*bounds[1:], len(picked)], strict=True):
                 part = picked[lo:hi]
-                out[part] = self._walk(rows[part], pivot, part, slots, agree, differ, exclude_self)
+                out[part] = self._walk(rows[part], columns[pivot], checks, exclude_self)
         return out
 
-    def _walk(self, rows, pivot, part, slots, agree, differ, exclude_self) -> np.ndarray:
-        column = self.index.columns[pivot]
-        mine = slots[pivot][part]
-        lengths = column.counts[mine].astype(np.int64)
+    def _checks(self, agree: frozenset[str], differ) -> list[tuple]:
+        """Per-record values to compare, and whether they must differ (else be equal)."""
+        heavy, tables = self.tables.heavy, self.tables
+        together = frozenset(agree & heavy)
+        checks = [(lambda at: tables.code(together, at), False)] if together else []
+        checks += [(self.index.columns[a].slots.__getitem__, False) for a in sorted(agree - heavy)]
+        return checks + [(self.index.columns[a].slots.__getitem__, True) for a in sorted(differ)]
+
+    def _walk(self, rows, column, checks, exclude_self: bool) -> np.ndarray:
+        mine = column.slots[rows]
+        lengths = column.counts[mine]
         owner = np.repeat(np.arange(len(rows)), lengths)
         shift = np.repeat(column.offsets[mine] - np.cumsum(lengths) + lengths, lengths)
         found = column.order[shift + np.arange(len(owner))]
         ok = self.contains(found)
-        for a in agree:
-            if a != pivot:
-                ok &= self.index.columns[a].slots[found] == slots[a][part][owner]
-        for a in differ:
-            theirs = self.index.columns[a].slots[found]
-            ok &= (theirs != slots[a][part][owner]) & (theirs != 0)
+        for values, differ in checks:
+            theirs, own = values(found), values(rows)[owner]
+            ok &= (theirs != own) & (theirs != 0) if differ else theirs == own
         if exclude_self:
             ok &= found != rows[owner]
         return np.bincount(owner[ok], minlength=len(rows))

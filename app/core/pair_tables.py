@@ -29,7 +29,9 @@ __all__ = ["MAX_HEAVY", "PairTables"]
 
 #: An attribute gets tables when a record shares its value with more records than this on
 #: average (the expected posting-list length a walk through it would cost).
-HEAVY_GROUP = 64
+HEAVY_GROUP = 16
+# A subset's codes are derived, not stored, when its keys span at most this many per record.
+_DENSE = 4
 #: Tables cover subsets of at most this many heavy attributes (the heaviest ones).
 MAX_HEAVY = 6
 #: A heavy attribute whose values two records share with at least this probability is
@@ -67,36 +69,91 @@ class PairTables:
         self.agreement = {a: sharing[a] / present[a] for a in names}
         ranked = sorted((a for a in names if sharing[a] > HEAVY_GROUP), key=lambda a: -sharing[a])
         self.heavy = frozenset(ranked[:MAX_HEAVY])
+        self.slots = {a: c.slots for a, c in columns.items()}
+        # A subset's codes are stored, or derived from a subset's as ``code * radix + slot``.
         self.codes: dict[frozenset[str], np.ndarray] = {}
+        self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
         self.counts: dict[frozenset[str], np.ndarray] = {}
+        self._representatives: dict[frozenset[str], np.ndarray] = {}
         ordered = [a for a in names if a in self.heavy]
         for size in range(1, len(ordered) + 1):
             for combo in combinations(ordered, size):
                 self._add(combo, columns, complete, n)
+        # Per record, how many records share its values of a heavy and a light attribute
+        # (all records, saturated at 255): a one-byte upper bound for terms the tables skip.
+        self.both: dict[tuple[str, str], np.ndarray] = {}
+        for h in ordered:
+            for f in (a for a in names if a not in self.heavy):
+                key = columns[h].slots.astype(np.int64) * len(columns[f].uniques)
+                _, inverse, counts = np.unique(
+                    key + columns[f].slots, return_inverse=True, return_counts=True
+                )
+                self.both[h, f] = np.minimum(counts, 255).astype(np.uint8)[inverse]
 
     def _add(self, combo, columns: dict[str, ValueIndex], complete: np.ndarray, n: int) -> None:
-        column = columns[combo[-1]]
+        attrs, column = frozenset(combo), columns[combo[-1]]
         if len(combo) == 1:
             code, size = column.slots, len(column.uniques)
+            self.codes[attrs] = code
         else:
-            parent = frozenset(combo[:-1])
-            radix = len(column.uniques)
-            key = self.codes[parent].astype(np.int64) * radix + column.slots
+            parent, radix = frozenset(combo[:-1]), len(column.uniques)
+            everyone = np.arange(n)
+            code = self.code(parent, everyone).astype(np.int64) * radix + column.slots
             size = len(self.counts[parent]) * radix
-            if size > 2 * n + 1024:  # sparse: rank the keys that occur
-                uniques, code = np.unique(key, return_inverse=True)
+            if size > _DENSE * n + 1024:  # sparse: rank the keys that occur, store the ranks
+                uniques, code = np.unique(code, return_inverse=True)
                 size = len(uniques)
-            else:
-                code = key
-            code = code.astype(_uint(size))
+                self.codes[attrs] = code.astype(_uint(size))
+            else:  # dense: derive the key when asked (two gathers) instead of storing it
+                self.derived[attrs] = (parent, combo[-1], radix)
         counts = np.bincount(code[complete], minlength=size)
-        self.codes[frozenset(combo)] = code
-        self.counts[frozenset(combo)] = counts.astype(_uint(int(counts.max(initial=0)) + 1))
+        self.counts[attrs] = counts.astype(_uint(int(counts.max(initial=0)) + 1))
+
+    def code(self, attrs: frozenset[str], positions: np.ndarray, memo=None) -> np.ndarray:
+        """Return the codes over heavy ``attrs`` of the records at ``positions``.
+
+        ``memo`` (a dict, for one ``positions``) keeps the codes derived on the way.
+        """
+        if memo is not None and attrs in memo:
+            return memo[attrs]
+        stored = self.codes.get(attrs)
+        if stored is not None:
+            code = stored[positions]
+        else:
+            parent, attr, radix = self.derived[attrs]
+            code = self.code(parent, positions, memo).astype(np.int64)
+            code *= radix
+            code += self.slots[attr][positions]
+        if memo is not None:
+            memo[attrs] = code
+        return code
 
     @property
     def nbytes(self) -> int:
         own = sum(c.nbytes for t, c in self.codes.items() if len(t) > 1)  # singles are slots
+        own += sum(c.nbytes for c in self.both.values())
         return own + sum(c.nbytes for c in self.counts.values()) + self.missing.nbytes
+
+    def representatives(self, attrs: frozenset[str]) -> np.ndarray:
+        """For each code over heavy ``attrs``, one record having it (any, when none has)."""
+        found = self._representatives.get(attrs)
+        if found is None:
+            everyone = np.arange(len(self.missing), dtype=np.int32)
+            found = np.zeros(len(self.counts[attrs]), dtype=np.int32)
+            found[self.code(attrs, everyone)] = everyone
+            self._representatives[attrs] = found  # computed once, on first use
+        return found
+
+    def light_bound(
+        self, rows: np.ndarray, light: str, heavy: frozenset[str], columns
+    ) -> np.ndarray:
+        """An upper bound of the records other than ``r`` sharing ``r``'s value of ``light``
+        and of every attribute of ``heavy`` (all records, whatever the partner shows)."""
+        if heavy:  # the heavy attribute with the least shared values bounds best
+            h = min(sorted(heavy), key=self.agreement.__getitem__)
+            return self.both[h, light][rows].astype(np.int64) - 1
+        column = columns[light]
+        return column.counts[column.slots[rows]] - 1
 
     def pattern(self, care: int, want: int) -> np.ndarray:
         """Return the records whose missing bits under ``care`` equal ``want``, sorted."""
