@@ -182,7 +182,13 @@ class AnonymityIndex:
             if not len(positions):
                 break
             positions = positions[self.columns[c.attribute].member(positions, c.slots)]
-        return len(positions) if count_only else np.sort(positions)
+        if count_only:
+            return len(positions)
+        if len(positions) * 16 < self.n:
+            return np.sort(positions)
+        chosen = np.zeros(self.n, dtype=bool)  # many records: a mask sorts in linear time
+        chosen[positions] = True
+        return np.flatnonzero(chosen).astype(np.int32)
 
     def refine(self, positions: np.ndarray, constraint: Constraint) -> np.ndarray:
         """Return the ``positions`` that also meet ``constraint``."""

@@ -60,9 +60,11 @@ _REMEMBERED = 4096
 _WHOLE = 8
 _WHOLE_MIN = 4096
 _MASKS = 16
+# A partner state with at most this many records is walked through directly.
+_FEW = 1 << 16
 # From this many rows on, order zero is summed once per code when codes repeat enough.
 _BY_CODE = 4096
-_PARTNERS = 64
+_PARTNERS = 32
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -152,6 +154,10 @@ def _count_pair(
     explicit = partners.constraints or not partners.complete_ok
     if identical and len(rows) and explicit:
         rows = _near(rows, identical, partners)
+        if partners.size() <= _FEW and len(rows):  # walk the few partners themselves
+            walked = partners.walk_partners(rows, identical, different)
+            if walked is not None:
+                return int(np.count_nonzero(walked))
     if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
         key = (care[side], want[side], identical, different, state)
         return int(np.count_nonzero(_whole(index, key, partners)[rows]))
@@ -216,8 +222,8 @@ def _has_partner(rows, identical: frozenset[str], different: frozenset[str], par
     first = _first(rows, identical, shared, partners, mine)
     if not others:
         return first > 0
-    found = np.zeros(len(rows), dtype=bool)
-    live = np.flatnonzero(first > 0)  # order zero is an upper bound
+    found = first > sum(_most(identical, f, partners) for f in others)  # surely a partner
+    live = np.flatnonzero((first > 0) & ~found)  # order zero is an upper bound
     lower = first[live]
     for f in others:  # order one, with an upper bound of each term: a lower bound
         bound = _bound(rows[live], identical, f, partners, mine[live])
@@ -264,6 +270,17 @@ def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.
         per_code[codes] = _sum(tables.representatives(attrs)[codes], identical, shared, partners)
         total = per_code[code]
     return total if shared else total - mine
+
+
+def _most(identical: frozenset[str], f: str, partners: Partners) -> int:
+    """The largest :func:`_bound` of ``f`` over all records."""
+    tables = partners.tables
+    if f in tables.heavy:
+        return tables.most(identical | {f}) + len(partners.extra)
+    heavy = identical & tables.heavy
+    if heavy:
+        return tables.most_both(heavy, f) - 1
+    return int(partners.index.columns[f].counts[1:].max(initial=1)) - 1
 
 
 def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.ndarray:

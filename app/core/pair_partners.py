@@ -20,10 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex, Constraint
+from app.core.pair_reference import _keys
 from app.core.pair_tables import SHARED
 
 __all__ = ["Partners"]
 
+# Count explicit partner records per code in a dense array up to this many codes.
+_DENSE_LOOKUP = 1 << 22
 # Walk at most this many posting entries at once (bounds the temporary arrays).
 _WALK_CHUNK = 1 << 16
 
@@ -44,6 +47,7 @@ class Partners:
             extra = extra[index.columns[c.attribute].member(extra, c.slots)]
         self.extra = extra  # the incomplete partner records
         self._complete: np.ndarray | None = None
+        self._records: np.ndarray | None = None
         self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
 
     def complete_records(self) -> np.ndarray:
@@ -60,13 +64,14 @@ class Partners:
         return base + len(self.extra)
 
     def records(self) -> np.ndarray:
-        """All partner records, sorted (materialised)."""
+        """All partner records, sorted (materialised once)."""
         if not self.complete_ok:
             return self.extra
         if not self.constraints:
-            whole = self.tables.pattern(self.care, self.want)
-            return whole
-        return np.sort(np.concatenate((self.complete_records(), self.extra)))
+            return self.tables.pattern(self.care, self.want)
+        if self._records is None:
+            self._records = np.sort(np.concatenate((self.complete_records(), self.extra)))
+        return self._records
 
     def contains(self, positions: np.ndarray) -> np.ndarray:
         """Return a mask of the ``positions`` that are partner records."""
@@ -108,8 +113,8 @@ class Partners:
             records = self.extra if extra else self.complete_records()
             codes = self.tables.code(attrs, records)
             size = len(self.tables.counts[attrs])
-            if size <= 4 * len(codes) + 4096:
-                found = (np.bincount(codes, minlength=size),)
+            if size <= _DENSE_LOOKUP or size <= 4 * len(codes):  # a gather beats a search
+                found = (np.bincount(codes, minlength=size).astype(np.int32),)
             else:
                 found = np.unique(codes, return_counts=True)
             self._counted[attrs, extra] = found
@@ -146,11 +151,39 @@ class Partners:
             if not len(picked):
                 continue
             checks = self._checks(agree - {pivot}, differ)
-            ends = np.cumsum(sizes[i][picked])
-            bounds = np.searchsorted(ends, np.arange(0, int(ends[-1]), _WALK_CHUNK), "right")
-            for lo, hi in zip(bounds, [*bounds[1:], len(picked)], strict=True):
+            column = columns[pivot]
+            for lo, hi in _chunks(sizes[i][picked]):
                 part = picked[lo:hi]
-                out[part] = self._walk(rows[part], columns[pivot], checks, exclude_self)
+                mine = column.slots[rows[part]]
+                lists = (column.offsets[mine], column.counts[mine], column.order)
+                out[part] = self._walk(rows[part], lists, checks, exclude_self, verify=True)
+        return out
+
+    def walk_partners(self, rows: np.ndarray, agree: frozenset[str], differ) -> np.ndarray | None:
+        """Like :meth:`walk` with ``r`` excluded, through the partner records themselves
+        grouped by their values of ``agree`` (non-empty): for a partner that discloses
+        something, whose records are few. ``None`` when the rows would walk too many."""
+        records, tables = self.records(), self.tables
+        heavy = frozenset(agree & tables.heavy)
+        pairs = [(tables.code(heavy, rows), tables.code(heavy, records))] if heavy else []
+        slots = [self.index.columns[a].slots for a in sorted(agree - heavy)]
+        key_r, key_b, span = _keys(pairs + [(s[rows], s[records]) for s in slots])
+        order = np.argsort(key_b, kind="stable")
+        if span <= _DENSE_LOOKUP:  # where each key's run starts and how long it is: gathers
+            per_key = np.bincount(key_b, minlength=span)
+            lengths = per_key[key_r]
+            starts = (np.cumsum(per_key) - per_key)[key_r]
+        else:
+            keys = key_b[order]
+            starts = np.searchsorted(keys, key_r)
+            lengths = np.searchsorted(keys, key_r, "right") - starts
+        if int(lengths.sum()) > _WALK_CHUNK + 4 * len(rows):
+            return None  # many partners per row: the tables count faster
+        checks = self._checks(frozenset(), differ)
+        out = np.zeros(len(rows), dtype=np.int64)
+        for lo, hi in _chunks(lengths):
+            lists = (starts[lo:hi], lengths[lo:hi], records[order])
+            out[lo:hi] = self._walk(rows[lo:hi], lists, checks, True, verify=False)
         return out
 
     def _checks(self, agree: frozenset[str], differ) -> list[tuple]:
@@ -161,16 +194,26 @@ class Partners:
         checks += [(self.index.columns[a].slots.__getitem__, False) for a in sorted(agree - heavy)]
         return checks + [(self.index.columns[a].slots.__getitem__, True) for a in sorted(differ)]
 
-    def _walk(self, rows, column, checks, exclude_self: bool) -> np.ndarray:
-        mine = column.slots[rows]
-        lengths = column.counts[mine]
+    def _walk(self, rows, lists, checks, exclude_self: bool, verify: bool) -> np.ndarray:
+        """Count, per row, the entries of its list (start, length in ``order``) that pass
+        the checks (and are partner records, if ``verify``)."""
+        starts, lengths, order = lists
         owner = np.repeat(np.arange(len(rows)), lengths)
-        shift = np.repeat(column.offsets[mine] - np.cumsum(lengths) + lengths, lengths)
-        found = column.order[shift + np.arange(len(owner))]
-        ok = self.contains(found)
+        shift = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        found = order[shift + np.arange(len(owner))]
+        ok = self.contains(found) if verify else np.ones(len(found), dtype=bool)
         for values, differ in checks:
             theirs, own = values(found), values(rows)[owner]
             ok &= (theirs != own) & (theirs != 0) if differ else theirs == own
         if exclude_self:
             ok &= found != rows[owner]
         return np.bincount(owner[ok], minlength=len(rows))
+
+
+def _chunks(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """Split rows into runs walking about :data:`_WALK_CHUNK` entries each (rows walking
+    nothing at the start are skipped: their count is zero)."""
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if len(ends) else 0
+    bounds = np.searchsorted(ends, np.arange(0, max(total, 1), _WALK_CHUNK), "right").tolist()
+    return list(zip(bounds, [*bounds[1:], len(lengths)], strict=True))

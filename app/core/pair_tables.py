@@ -75,6 +75,7 @@ class PairTables:
         self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
         self.counts: dict[frozenset[str], np.ndarray] = {}
         self._representatives: dict[frozenset[str], np.ndarray] = {}
+        self._most: dict = {}
         ordered = [a for a in names if a in self.heavy]
         for size in range(1, len(ordered) + 1):
             for combo in combinations(ordered, size):
@@ -142,6 +143,21 @@ class PairTables:
             found = np.zeros(len(self.counts[attrs]), dtype=np.int32)
             found[self.code(attrs, everyone)] = everyone
             self._representatives[attrs] = found  # computed once, on first use
+        return found
+
+    def most(self, attrs: frozenset[str]) -> int:
+        """The largest number of complete records sharing one code over heavy ``attrs``."""
+        found = self._most.get(attrs)
+        if found is None:
+            found = self._most[attrs] = int(self.counts[attrs].max(initial=0))
+        return found
+
+    def most_both(self, heavy: frozenset[str], light: str) -> int:
+        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty)."""
+        h = min(sorted(heavy), key=self.agreement.__getitem__)
+        found = self._most.get((h, light))
+        if found is None:
+            found = self._most[h, light] = int(self.both[h, light].max(initial=0))
         return found
 
     def light_bound(
