@@ -143,11 +143,18 @@ class Partners:
         )
         pivots = pivots or [min(sorted(agree), key=share.get)]
         columns = self.index.columns
-        sizes = np.stack([columns[a].counts[columns[a].slots[rows]] for a in pivots])
-        choice = sizes.argmin(axis=0) if len(pivots) > 1 else np.zeros(len(rows), dtype=np.intp)
+        # Partners agreeing or differing (present) on every marked attribute meet the
+        # presence pattern: a masked partner's need no other check.
+        known = sum(self.tables.bit[a] for a in agree | set(differ))
+        verify = bool(self.constraints or self.want or self.care & ~known)
         out = np.zeros(len(rows), dtype=np.int64)
+        if len(pivots) == 1:
+            choice, sizes = None, [columns[pivots[0]].counts[columns[pivots[0]].slots[rows]]]
+        else:
+            sizes = np.stack([columns[a].counts[columns[a].slots[rows]] for a in pivots])
+            choice = sizes.argmin(axis=0)
         for i, pivot in enumerate(pivots):
-            picked = np.flatnonzero(choice == i)
+            picked = np.arange(len(rows)) if choice is None else np.flatnonzero(choice == i)
             if not len(picked):
                 continue
             checks = self._checks(agree - {pivot}, differ)
@@ -156,7 +163,7 @@ class Partners:
                 part = picked[lo:hi]
                 mine = column.slots[rows[part]]
                 lists = (column.offsets[mine], column.counts[mine], column.order)
-                out[part] = self._walk(rows[part], lists, checks, exclude_self, verify=True)
+                out[part] = self._walk(rows[part], lists, checks, exclude_self, verify)
         return out
 
     def walk_partners(self, rows: np.ndarray, agree: frozenset[str], differ) -> np.ndarray | None:
@@ -201,10 +208,13 @@ class Partners:
         owner = np.repeat(np.arange(len(rows)), lengths)
         shift = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
         found = order[shift + np.arange(len(owner))]
-        ok = self.contains(found) if verify else np.ones(len(found), dtype=bool)
+        ok = self.contains(found) if verify else None
         for values, differ in checks:
             theirs, own = values(found), values(rows)[owner]
-            ok &= (theirs != own) & (theirs != 0) if differ else theirs == own
+            passed = (theirs != own) & (theirs != 0) if differ else theirs == own
+            ok = passed if ok is None else ok & passed
+        if ok is None:
+            ok = np.ones(len(found), dtype=bool)
         if exclude_self:
             ok &= found != rows[owner]
         return np.bincount(owner[ok], minlength=len(rows))
