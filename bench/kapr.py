@@ -12,7 +12,8 @@ one worker an assignment and measures:
   warm-up, alternating with the **baseline**: the reveal as it was before issue 15
   (``bench/_kapr_baseline.py``), on the same assignment, in the same run;
 - GET page latency through the API, and the page preview (``page_costs`` of 10 pairs);
-- the ``pair`` evidence model's page preview on the same pages, first and shown again;
+- the ``pair`` evidence model's page preview on the same pages, first and shown again, and
+  the same first pages with the sorted-key count it replaced (baseline; ``bench/_kapr_pair.py``);
 - a naive baseline in the same run: a pure-Python loop over every record per ``k_i``
   (what the original MINDFIRL did) doing the same work as a reveal (charge and the pair's
   fresh previews) and as a page preview. Above ``--naive-max`` records it scans a prefix of
@@ -37,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _kapr_baseline import register as register_baseline  # noqa: E402
+from _kapr_pair import PAIR_HEADER, pair_phase, pair_report, pair_row  # noqa: E402
 from _kapr_setup import (  # noqa: E402
     bench_app,
     make_worker,
@@ -183,9 +185,11 @@ def run(n: int, args) -> dict:
         with app.app_context():
             preview = preview_phase(assignment_id, api["pages"])
             pair_pages = min(api["pages"], args.pair_pages)
-            pair_model = preview_phase(assignment_id, pair_pages, "pair") if pair_pages else []
+            base_pages = min(pair_pages, args.pair_baseline_pages)
+            pair = pair_phase(assignment_id, index, pair_pages, base_pages) if pair_pages else {}
+            pair_model = [wall for wall, _ in pair.get("pair_cold", [])]
             # The same pages again: counts the index remembers (a reload, untouched pairs).
-            pair_warm = preview_phase(assignment_id, pair_pages, "pair") if pair_pages else []
+            pair_warm = [wall for wall, _ in pair.get("pair_again", [])]
             naive = naive_phase(assignment_id, index, args.naive_max, api["pages"])
     result = {
         "n": n,
@@ -209,8 +213,11 @@ def run(n: int, args) -> dict:
         "pair99": pct(pair_model, 99),
         "pair_warm50": pct(pair_warm, 50),
         **{f"naive_{k}": v for k, v in naive.items()},
+        **pair,
     }
     report(result)
+    if pair:
+        pair_report(result)
     return result
 
 
@@ -274,6 +281,9 @@ def main(argv=None) -> None:
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--reveals", type=int, default=300)
     parser.add_argument("--pair-pages", type=int, default=3, help="0 skips the pair model")
+    parser.add_argument(
+        "--pair-baseline-pages", type=int, default=1, help="pages timed with the sorted keys"
+    )
     parser.add_argument("--naive-max", type=int, default=100_000)
     parser.add_argument(
         "--postgres",
@@ -290,6 +300,11 @@ def main(argv=None) -> None:
     )
     results = [run(int(s), args) for s in args.sizes.split(",")]
     table(results)
+    if any("pair_cold" in r for r in results):
+        print("\n" + PAIR_HEADER)
+        for r in results:
+            if "pair_cold" in r:
+                print(pair_row(r))
 
 
 if __name__ == "__main__":

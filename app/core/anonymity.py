@@ -23,6 +23,7 @@ import numpy as np
 
 from app.core.attributes import AttributeType, Level
 from app.core.evidence import Evidence, Row
+from app.core.pair_tables import PairTables
 from app.core.value_index import EMPTY, ValueIndex
 
 __all__ = ["AnonymityIndex", "Constraint", "consistent"]
@@ -65,8 +66,13 @@ class AnonymityIndex:
         self.n = n
         self._cache: dict[tuple[str, Evidence], Constraint | None] = {}
         self.translations: dict[tuple[int, str], tuple[AnonymityIndex, np.ndarray]] = {}
-        # Pair-model counts already made against this index (app.core.pair_anonymity).
+        # Pair-model counts already made against this index (app.core.pair_anonymity), its
+        # count tables (built here, so they live and die with the index) and the partner
+        # states and whole-source masks they derived.
         self.pair_counts: dict[tuple, tuple[AnonymityIndex, int]] = {}
+        self.pair_tables = PairTables(columns, n)
+        self.pair_partners: dict[tuple, object] = {}
+        self.pair_masks: dict[tuple, np.ndarray] = {}
         self._build_cube()
 
     def _build_cube(self) -> None:
@@ -129,7 +135,7 @@ class AnonymityIndex:
     @property
     def nbytes(self) -> int:
         """Approximate memory held by the index arrays, in bytes."""
-        tables = sum(t.nbytes for t in self.tables.values())
+        tables = sum(t.nbytes for t in self.tables.values()) + self.pair_tables.nbytes
         return sum(c.nbytes for c in self.columns.values()) + tables
 
     def value(self, attribute: str, position: int) -> str | None:
@@ -176,7 +182,13 @@ class AnonymityIndex:
             if not len(positions):
                 break
             positions = positions[self.columns[c.attribute].member(positions, c.slots)]
-        return len(positions) if count_only else np.sort(positions)
+        if count_only:
+            return len(positions)
+        if len(positions) * 16 < self.n:
+            return np.sort(positions)
+        chosen = np.zeros(self.n, dtype=bool)  # many records: a mask sorts in linear time
+        chosen[positions] = True
+        return np.flatnonzero(chosen).astype(np.int32)
 
     def refine(self, positions: np.ndarray, constraint: Constraint) -> np.ndarray:
         """Return the ``positions`` that also meet ``constraint``."""

@@ -18,29 +18,55 @@ Then ``k_i`` is the number of records ``r`` of ``X`` such that
 Markers are per attribute: the character-level alignment markers of a partial display are not
 used beyond the characters each row discloses. An attribute without a marker relates nothing.
 
-Computation. Missing markers and the presence required by the other markers filter each side
-on its own. For the binary part, with ``I`` the identical and ``F`` the different attributes,
-the number of partners of ``r`` is, by inclusion-exclusion over ``S ⊆ F``,
-``Σ_S (-1)^|S| #{r' : r' agrees with r on I ∪ S}`` (minus ``r`` itself when ``F`` is empty and
-``r`` is a candidate partner); each term is a sorted-key lookup, so nothing is quadratic.
+Computation, for two rows of one source (two sources: :mod:`app.core.pair_reference`).
+Presence is one bit-mask test per side (:class:`PairTables`); the partner side ``B`` stays
+implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different attributes,
+``N(r)`` = the partners of ``r`` and ``k_i = #{r : N(r) > 0}``:
+
+- ``I`` holds a *light* attribute (an id, a date): ``N(r)`` is counted exactly by walking the
+  short posting list of ``r``'s value, after cheap upper bounds rule out most records.
+- Otherwise, with ``H`` the attributes of ``F`` that records often share (categories) and
+  ``L`` the rest, ``N(r) = Σ_{S ⊆ L} (-1)^|S| b(S)`` where ``b(S)`` counts the partners that
+  agree on ``I ∪ S`` and differ on all of ``H``: ``b(S)`` is an exact inclusion-exclusion of
+  table lookups when ``I ∪ S ∪ H`` are heavy, else a walk. The partial sums over ``|S|`` are
+  alternately upper and lower bounds (Bonferroni), and order one is first bounded by one lookup
+  per attribute, so almost every record is settled by ``2^|H| + |L|`` lookups.
+- A row matching a large share of the source is answered from a mask of the records with a
+  partner, computed once per markers and partner state (a masked partner's is shared by every
+  cell of the row and every pair with the same markers); a partner that discloses something
+  first narrows the row to the records sharing their identical values with one of its records.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex
+from app.core.attributes import Level
 from app.core.evidence import Markers, Relation, Row
+from app.core.pair_partners import Partners
+from app.core.pair_reference import count_pair_reference
+from app.core.pair_tables import SHARED
 
 __all__ = ["count_pair"]
 
-_KEY_LIMIT = 1 << 62
-# Count keys in a dense table when there are at most this many possible keys per record.
-_DENSE_FACTOR = 4
 # How many pair-model counts an index remembers before it starts afresh.
 _REMEMBERED = 4096
+# Rows with at least 1/_WHOLE of the source's records (and _WHOLE_MIN records) are answered
+# from a whole-source mask; an index keeps _MASKS of them and _PARTNERS partner states.
+_WHOLE = 8
+_WHOLE_MIN = 4096
+_MASKS = 16
+# A partner state with at most this many records is walked through directly.
+_FEW = 1 << 16
+# From this many rows on, order zero is summed once per code when codes repeat enough.
+_BY_CODE = 4096
+_PARTNERS = 32
+
+Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
 
 def count_pair(
@@ -51,17 +77,18 @@ def count_pair(
     index: AnonymityIndex,
     partner_index: AnonymityIndex,
     *,
-    candidates: np.ndarray | None = None,
-    partner_candidates: np.ndarray | None = None,
+    candidates: Candidates = None,
+    partner_candidates: Candidates = None,
 ) -> int:
     """Return ``k_i`` of ``row`` (shown on ``side``) under the ``pair`` model.
 
     ``index`` and ``partner_index`` are the same object exactly when both rows come from one
-    source. Precomputed ``row``-model candidate arrays may be passed to save work.
+    source. Precomputed ``row``-model candidate arrays (or functions returning them, called
+    only when needed) may be passed to save work.
 
     Results are remembered on ``index`` (records never change under an index: a new import
     builds a new one), so a page shown again, or the pairs a reveal left untouched, cost a
-    dictionary lookup instead of whole-source counting.
+    dictionary lookup.
     """
     key = (
         id(partner_index), side,
@@ -78,6 +105,10 @@ def count_pair(
     return k
 
 
+def _get(candidates: Candidates) -> np.ndarray | None:
+    return candidates() if callable(candidates) else candidates
+
+
 def _count_pair(
     row: Row,
     partner: Row,
@@ -85,111 +116,199 @@ def _count_pair(
     side: str,
     index: AnonymityIndex,
     partner_index: AnonymityIndex,
-    candidates: np.ndarray | None,
-    partner_candidates: np.ndarray | None,
+    candidates: Candidates,
+    partner_candidates: Candidates,
 ) -> int:
+    if index is not partner_index:
+        a, b = _get(candidates), _get(partner_candidates)
+        return count_pair_reference(row, partner, markers, side, index, partner_index, a, b)
     other = "right" if side == "left" else "left"
-    a = index.candidates(row) if candidates is None else candidates
-    b = partner_index.candidates(partner) if partner_candidates is None else partner_candidates
-    identical, different = [], []
+    tables = index.pair_tables
+    care, want = {side: 0, other: 0}, {side: 0, other: 0}
+    same, unlike = set(), set()
     for attr, marker in markers.items():
-        a = a[(index.columns[attr].slots[a] == 0) == marker.missing(side)]
-        b = b[(partner_index.columns[attr].slots[b] == 0) == marker.missing(other)]
+        for s in (side, other):
+            care[s] |= tables.bit[attr]
+            want[s] |= tables.bit[attr] if marker.missing(s) else 0
         if marker.relation is Relation.IDENTICAL:
-            identical.append(attr)
+            same.add(attr)
         elif marker.relation is Relation.DIFFERENT:
-            different.append(attr)
-    if not len(a) or not len(b):
+            unlike.add(attr)
+    constraints = index.constraints(partner)
+    if any(c.size == 0 for c in constraints.values()):
         return 0
-    same = index is partner_index
-    codes = {
-        attr: (
-            index.columns[attr].slots[a],
-            _translate(partner_index, index, attr)[partner_index.columns[attr].slots[b]],
-        )
-        for attr in identical + different
-    }
-    if identical:
-        key_a, key_b, _ = _keys([codes[t] for t in identical])
-        keep_b = np.isin(key_b, key_a)
-        keep_a = np.isin(key_a, key_b[keep_b])
-        a, b = a[keep_a], b[keep_b]
-        codes = {t: (ca[keep_a], cb[keep_b]) for t, (ca, cb) in codes.items()}
-        if not len(a):
-            return 0
-    if not different:
-        partners = _agreeing(codes, identical, np.arange(len(a)), len(b))
-        if same:
-            at = np.minimum(np.searchsorted(b, a), len(b) - 1)
-            partners -= (b[at] == a).astype(np.int64)  # r itself is no partner
-        return int(np.count_nonzero(partners > 0))
-    # With a "different" attribute r itself is never its own partner. The partial sums of
-    # the inclusion-exclusion alternate between lower (odd order) and upper (even order)
-    # bounds (Bonferroni), so each order settles most records and only the rest go on to
-    # the next: usually order one settles almost all, instead of 2^|F| terms for everyone.
-    found = 0
-    rest = np.arange(len(a))
-    partial = np.zeros(len(a), dtype=np.int64)
-    for size in range(len(different) + 1):
-        for subset in combinations(different, size):
-            hits = _agreeing(codes, identical + list(subset), rest, len(b))
-            partial += -hits if size % 2 else hits
-        if size == len(different):  # the sum is exact
-            return found + int(np.count_nonzero(partial > 0))
-        settled = partial > 0 if size % 2 else partial <= 0  # has a partner / has none
-        found += int(np.count_nonzero(settled)) if size % 2 else 0
-        rest, partial = rest[~settled], partial[~settled]
-        if not len(rest):
-            return found
-    raise AssertionError("unreachable: the last order is exact")
+    shown = frozenset((a, ev) for a, ev in partner.items() if ev.level is not Level.MASKED)
+    state = (care[other], want[other], shown)
+    partners = index.pair_partners.get(state)
+    if partners is None:
+        partners = Partners(index, constraints, care[other], want[other])
+        if len(index.pair_partners) >= _PARTNERS:
+            index.pair_partners.clear()
+        index.pair_partners[state] = partners
+    if not partners.size():
+        return 0
+    rows = _get(candidates)
+    rows = index.candidates(row) if rows is None else rows
+    rows = rows[tables.matches(rows, care[side], want[side])]
+    identical, different = frozenset(same), frozenset(unlike)
+    explicit = partners.constraints or not partners.complete_ok
+    if identical and len(rows) and explicit:
+        rows = _near(rows, identical, partners)
+        if partners.size() <= _FEW and len(rows):  # walk the few partners themselves
+            walked = partners.walk_partners(rows, identical, different)
+            if walked is not None:
+                return int(np.count_nonzero(walked))
+    if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
+        key = (care[side], want[side], identical, different, state)
+        return int(np.count_nonzero(_whole(index, key, partners)[rows]))
+    if not len(rows):
+        return 0
+    return int(np.count_nonzero(_has_partner(rows, identical, different, partners)))
 
 
-def _agreeing(codes: dict, attrs: list[str], rows: np.ndarray, n_b: int) -> np.ndarray:
-    """For the ``a`` records at ``rows``, how many ``b`` records equal each on ``attrs``."""
-    if not attrs:
-        return np.full(len(rows), n_b, dtype=np.int64)
-    key_a, key_b, span = _keys([(codes[t][0][rows], codes[t][1]) for t in attrs])
-    if span <= _DENSE_FACTOR * (len(key_a) + len(key_b)) + 1024:
-        # Few possible keys (one attribute, or a few small ones): a table of counts per key
-        # is linear, where sorting is not.
-        return np.bincount(key_b, minlength=span)[key_a]
-    keys, counts = np.unique(key_b, return_counts=True)
-    at = np.minimum(np.searchsorted(keys, key_a), len(keys) - 1)
-    return np.where(keys[at] == key_a, counts[at], 0)
+def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
+    """Keep the ``rows`` sharing their identical values with some partner (one lookup)."""
+    records = partners.records()
+    if len(records) >= len(rows):
+        return rows
+    tables = partners.tables
+    heavy = identical & tables.heavy
+    if heavy:
+        size, values = len(tables.counts[heavy]), lambda at: tables.code(heavy, at)
+    else:
+        column = partners.index.columns[min(sorted(identical), key=tables.agreement.get)]
+        size, values = len(column.uniques), column.slots.__getitem__
+    allowed = np.zeros(size, dtype=bool)
+    allowed[values(records)] = True
+    return rows[allowed[values(rows)]]
 
 
-def _keys(columns: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Combine per-attribute codes of both sides into exact int64 keys (mixed radix).
+def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
+    """Return the mask of the source's records (meeting the row's presence) with a partner."""
+    found = index.pair_masks.get(key)
+    if found is None:
+        care, want, identical, different, _ = key
+        everyone = index.pair_tables.pattern(care, want)
+        found = np.zeros(index.n, dtype=bool)
+        found[everyone[_has_partner(everyone, identical, different, partners)]] = True
+        if len(index.pair_masks) >= _MASKS:
+            index.pair_masks.clear()
+        index.pair_masks[key] = found
+    return found
 
-    Returns both sides' keys and the span: every key is in ``range(span)``.
+
+def _has_partner(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
+    """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring).
+
+    Every count here leaves ``r`` itself out (it is in ``B`` when it meets the partner's
+    evidence, and agrees with itself on everything), so the bounds stay tight.
     """
-    ka = np.zeros(len(columns[0][0]), dtype=np.int64)
-    kb = np.zeros(len(columns[0][1]), dtype=np.int64)
-    span = 1
-    for ca, cb in columns:
-        radix = int(max(ca.max(initial=0), cb.max(initial=0))) + 1
-        if span * radix >= _KEY_LIMIT:  # re-rank the keys so far to keep them exact
-            ranks, inverse = np.unique(np.concatenate((ka, kb)), return_inverse=True)
-            ka, kb, span = inverse[: len(ka)], inverse[len(ka) :], len(ranks)
-        ka = ka * radix + ca
-        kb = kb * radix + cb
-        span *= radix
-    return ka, kb, span
+    heavy = partners.tables.heavy
+    if identical - heavy:
+        tables, columns = partners.tables, partners.index.columns
+        bound = np.min(
+            [tables.light_bound(rows, a, identical & heavy, columns) for a in identical - heavy], 0
+        )
+        if identical & heavy:
+            agreeing = partners.count(identical & heavy, rows) - partners.contains(rows)
+            bound = np.minimum(bound, agreeing)
+        found = np.zeros(len(rows), dtype=bool)
+        keep = np.flatnonzero(bound > 0)
+        found[keep] = partners.walk(rows[keep], identical, different, exclude_self=True) > 0
+        return found
+    shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
+    others = sorted(different - shared)
+    mine = partners.contains(rows)
+    first = _first(rows, identical, shared, partners, mine)
+    if not others:
+        return first > 0
+    found = first > sum(_most(identical, f, partners) for f in others)  # surely a partner
+    live = np.flatnonzero((first > 0) & ~found)  # order zero is an upper bound
+    lower = first[live]
+    for f in others:  # order one, with an upper bound of each term: a lower bound
+        bound = _bound(rows[live], identical, f, partners, mine[live])
+        lower = lower - np.minimum(bound, first[live])
+    found[live[lower > 0]] = True
+    live = live[lower <= 0]
+    partial = first[live]
+    # The rest exactly, order by order: odd orders bound from below, even from above.
+    for size in range(1, len(others) + 1):
+        if not len(live):
+            break
+        for subset in combinations(others, size):
+            hits = _bracket(rows[live], identical, frozenset(subset), shared, partners, mine[live])
+            partial = partial - hits if size % 2 else partial + hits
+        if size == len(others):  # the sum is exact
+            found[live[partial > 0]] = True
+            break
+        settled = partial > 0 if size % 2 else partial <= 0
+        if size % 2:
+            found[live[settled]] = True
+        live, partial = live[~settled], partial[~settled]
+    return found
 
 
-def _translate(source: AnonymityIndex, target: AnonymityIndex, attr: str) -> np.ndarray:
-    """Map ``source``'s slots of ``attr`` to ``target``'s (unknown values get fresh slots)."""
-    if source is target:
-        return np.arange(len(source.columns[attr].uniques), dtype=np.int64)
-    key = (id(target), attr)
-    cached = source.translations.get(key)
-    if cached is not None and cached[0] is target:
-        return cached[1]
-    src, dst = source.columns[attr].uniques, target.columns[attr].uniques
-    at = np.minimum(np.searchsorted(dst, src), len(dst) - 1)
-    found = dst[at] == src
-    fresh = len(dst) + np.arange(len(src))
-    mapping = np.where(found, at, fresh).astype(np.int64)
-    mapping[0] = 0
-    source.translations[key] = (target, mapping)
-    return mapping
+def _shared(partners: Partners, attr: str) -> bool:
+    return partners.tables.agreement[attr] >= SHARED
+
+
+def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
+    """``b(∅)`` at ``rows``. It depends on a record's code over ``identical ∪ shared`` only,
+    so with many more rows than codes it is summed once per code."""
+    attrs, tables = identical | shared, partners.tables
+    if not attrs or len(rows) < _BY_CODE:
+        return _bracket(rows, identical, frozenset(), shared, partners, mine)
+    memo: dict = {}
+    code = tables.code(attrs, rows, memo)
+    needed = np.zeros(len(tables.counts[attrs]), dtype=bool)
+    needed[code] = True
+    codes = np.flatnonzero(needed)
+    if 2 * len(codes) >= len(rows):
+        total = _sum(rows, identical, shared, partners, memo)
+    else:
+        per_code = np.zeros(len(needed), dtype=np.int64)
+        per_code[codes] = _sum(tables.representatives(attrs)[codes], identical, shared, partners)
+        total = per_code[code]
+    return total if shared else total - mine
+
+
+def _most(identical: frozenset[str], f: str, partners: Partners) -> int:
+    """The largest :func:`_bound` of ``f`` over all records."""
+    tables = partners.tables
+    if f in tables.heavy:
+        return tables.most(identical | {f}) + len(partners.extra)
+    heavy = identical & tables.heavy
+    if heavy:
+        return tables.most_both(heavy, f) - 1
+    return int(partners.index.columns[f].counts[1:].max(initial=1)) - 1
+
+
+def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.ndarray:
+    """An upper bound of ``b({f})`` at ``rows``: one lookup."""
+    if f in partners.tables.heavy:
+        return partners.count(identical | {f}, rows) - mine
+    heavy = identical & partners.tables.heavy
+    return partners.tables.light_bound(rows, f, heavy, partners.index.columns)
+
+
+def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
+    """``b(S)``: the partners other than ``r`` agreeing on ``identical ∪ subset`` and
+    differing on ``shared`` (``mine``: whether each ``r`` is itself a partner record)."""
+    agree = identical | subset
+    if agree | shared <= partners.tables.heavy:
+        total = _sum(rows, agree, shared, partners)
+        # r itself agrees with itself on everything: in the sum only without "differ".
+        return total if shared else total - mine
+    return partners.walk(rows, agree, shared, exclude_self=True)
+
+
+def _sum(rows, agree: frozenset[str], shared: frozenset[str], partners: Partners, memo=None):
+    """The partners agreeing on heavy ``agree`` and differing on heavy ``shared``, ``r``
+    included: inclusion-exclusion over ``shared``, one lookup per term."""
+    total = np.zeros(len(rows), dtype=np.int64)
+    memo = {} if memo is None else memo
+    for size in range(len(shared) + 1):
+        for extra in combinations(sorted(shared), size):
+            hits = partners.count(agree | frozenset(extra), rows, memo)
+            total = total - hits if size % 2 else total + hits
+    return total

@@ -152,8 +152,8 @@ class PairCosts:
                     side,
                     self.indexes[i],
                     self.indexes[1 - i],
-                    candidates=mine() if callable(mine) else mine,
-                    partner_candidates=theirs() if callable(theirs) else theirs,
+                    candidates=mine,
+                    partner_candidates=theirs,
                 )
             )
         return ks[0], ks[1]
@@ -187,7 +187,8 @@ class PairCosts:
         query = self.queries[side]
         before = self.risk()
         after = self.pair.with_cell(side, attribute, evidence)
-        changed = query.with_cell(attribute, evidence, count_only=False)
+        # Candidates only when a count is not remembered (count_pair calls these lazily).
+        changed = _Lazy(lambda: query.with_cell(attribute, evidence, count_only=False))
         other = "right" if side == "left" else "left"
         rows = {side: changed, other: self.queries[other].candidates}
         ks = self._pair_ks(after, rows["left"], rows["right"])
@@ -196,6 +197,18 @@ class PairCosts:
             Fraction(),
         )
         return value - before.value
+
+
+class _Lazy:
+    """A value computed on first call, then kept (a row's candidates after one reveal)."""
+
+    def __init__(self, make) -> None:
+        self._make, self._value = make, None
+
+    def __call__(self):
+        if self._value is None:
+            self._value = self._make()
+        return self._value
 
 
 def _ratio(evidence: Evidence | None) -> tuple[int, int]:

@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity
+from app.core import pair_anonymity, pair_reference
 from app.core.anonymity import AnonymityIndex, consistent
 from app.core.attributes import Level
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
 from app.core.pair_anonymity import count_pair
+from app.core.pair_reference import count_pair_reference
 from tests.core.kapr_data import (
     ATTRS,
     KINDS,
@@ -121,13 +122,13 @@ def test_pair_model_matches_brute_force(data, cols, two_sources):
 @settings(max_examples=100, deadline=None)
 @given(data=st.data(), cols=columns(), two_sources=st.booleans(), dense=st.sampled_from([0, 9]))
 def test_pair_model_counting_paths_agree_with_brute_force(data, cols, two_sources, dense):
-    """Counts by a dense table and by sorted keys give the brute force's ``k``."""
+    """The reference count by a dense table and by sorted keys gives the brute force's ``k``."""
     left = AnonymityIndex.build(cols, KINDS)
     right = AnonymityIndex.build(data.draw(columns()), KINDS) if two_sources else left
     (pair,) = data.draw(display(left, right, max_pairs=1))
     # -2**40 forces sorted keys on every term; 9 lets small spans use a table.
-    with mock.patch.object(pair_anonymity, "_DENSE_FACTOR", -(2**40) if dense == 0 else dense):
-        k = count_pair(pair.left, pair.right, pair.markers, "left", left, right)
+    with mock.patch.object(pair_reference, "_DENSE_FACTOR", -(2**40) if dense == 0 else dense):
+        k = count_pair_reference(pair.left, pair.right, pair.markers, "left", left, right)
     assert k == brute_pair_k(pair, "left", left, right)
 
 

@@ -1,0 +1,187 @@
+"""Count tables for the ``pair`` evidence model, built with an :class:`AnonymityIndex`.
+
+The ``pair`` model asks, for a record ``r``, how many partner records agree with ``r`` on a set
+``T`` of attributes (one inclusion-exclusion term). These tables answer that with one gather
+per term instead of sorting whole-source keys:
+
+- ``missing``: per record, a bit mask of the attributes it has no value for; a marker's presence
+  condition on a side is then one mask test. ``incomplete`` lists the records with any bit set.
+- For the *heavy* attributes (those whose values are shared by many records: categories, common
+  names; at most :data:`MAX_HEAVY` of them) and every subset ``T`` of them (at most 2^D): a
+  dense *code* per record (the rank of the record's composite key over ``T``; the slot itself
+  for one attribute) and the number of *complete* records (no value missing) per code.
+
+Terms over a *light* attribute (an id, a date: few records share a value) are counted by
+walking that attribute's posting lists instead, which is short by definition; so the tables
+leave out every subset holding one. Records never change under an index, so neither do the
+tables: a new import builds a new index.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from app.core.value_index import ValueIndex
+
+__all__ = ["MAX_HEAVY", "PairTables"]
+
+#: An attribute gets tables when a record shares its value with more records than this on
+#: average (the expected posting-list length a walk through it would cost).
+HEAVY_GROUP = 16
+# A subset's codes are derived, not stored, when its keys span at most this many per record.
+_DENSE = 4
+#: Tables cover subsets of at most this many heavy attributes (the heaviest ones).
+MAX_HEAVY = 6
+#: A heavy attribute whose values two records share with at least this probability is
+#: expanded exactly in the inclusion-exclusion (categories), not bounded order by order.
+SHARED = 1 / 32
+
+
+def _uint(size: int) -> np.dtype:
+    """The smallest unsigned dtype holding ``range(size)``, int32 beyond 16 bits."""
+    if size <= 1 << 8:
+        return np.dtype(np.uint8)
+    if size <= 1 << 16:
+        return np.dtype(np.uint16)
+    return np.dtype(np.int32) if size < 1 << 31 else np.dtype(np.int64)
+
+
+class PairTables:
+    """Presence bits and per-subset count tables of one source (see the module docstring)."""
+
+    def __init__(self, columns: dict[str, ValueIndex], n: int) -> None:
+        names = list(columns)
+        self.bit = {a: 1 << i for i, a in enumerate(names)}
+        self.missing = np.zeros(n, dtype=np.uint64 if len(names) > 32 else _uint(1 << len(names)))
+        for a, column in columns.items():
+            self.missing[column.slots == 0] |= self.missing.dtype.type(self.bit[a])
+        self.incomplete = np.flatnonzero(self.missing).astype(np.int32)
+        complete = self.missing == 0
+        self.complete = int(np.count_nonzero(complete))
+        present = {a: max(n - int(c.counts[0]), 1) for a, c in columns.items()}
+        sharing = {
+            a: float((c.counts[1:].astype(np.float64) ** 2).sum()) / present[a]
+            for a, c in columns.items()
+        }
+        #: The probability that two records with values agree on each attribute.
+        self.agreement = {a: sharing[a] / present[a] for a in names}
+        ranked = sorted((a for a in names if sharing[a] > HEAVY_GROUP), key=lambda a: -sharing[a])
+        self.heavy = frozenset(ranked[:MAX_HEAVY])
+        self.slots = {a: c.slots for a, c in columns.items()}
+        # A subset's codes are stored, or derived from a subset's as ``code * radix + slot``.
+        self.codes: dict[frozenset[str], np.ndarray] = {}
+        self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
+        self.counts: dict[frozenset[str], np.ndarray] = {}
+        self._representatives: dict[frozenset[str], np.ndarray] = {}
+        self._most: dict = {}
+        ordered = [a for a in names if a in self.heavy]
+        for size in range(1, len(ordered) + 1):
+            for combo in combinations(ordered, size):
+                self._add(combo, columns, complete, n)
+        # Per record, how many records share its values of a heavy and a light attribute
+        # (all records, saturated at 255): a one-byte upper bound for terms the tables skip.
+        self.both: dict[tuple[str, str], np.ndarray] = {}
+        for h in ordered:
+            for f in (a for a in names if a not in self.heavy):
+                key = columns[h].slots.astype(np.int64) * len(columns[f].uniques)
+                _, inverse, counts = np.unique(
+                    key + columns[f].slots, return_inverse=True, return_counts=True
+                )
+                self.both[h, f] = np.minimum(counts, 255).astype(np.uint8)[inverse]
+
+    def _add(self, combo, columns: dict[str, ValueIndex], complete: np.ndarray, n: int) -> None:
+        attrs, column = frozenset(combo), columns[combo[-1]]
+        if len(combo) == 1:
+            code, size = column.slots, len(column.uniques)
+            self.codes[attrs] = code
+        else:
+            parent, radix = frozenset(combo[:-1]), len(column.uniques)
+            everyone = np.arange(n)
+            code = self.code(parent, everyone).astype(np.int64) * radix + column.slots
+            size = len(self.counts[parent]) * radix
+            if size > _DENSE * n + 1024:  # sparse: rank the keys that occur, store the ranks
+                uniques, code = np.unique(code, return_inverse=True)
+                size = len(uniques)
+                self.codes[attrs] = code.astype(_uint(size))
+            else:  # dense: derive the key when asked (two gathers) instead of storing it
+                self.derived[attrs] = (parent, combo[-1], radix)
+        counts = np.bincount(code[complete], minlength=size)
+        self.counts[attrs] = counts.astype(_uint(int(counts.max(initial=0)) + 1))
+
+    def code(self, attrs: frozenset[str], positions: np.ndarray, memo=None) -> np.ndarray:
+        """Return the codes over heavy ``attrs`` of the records at ``positions``.
+
+        ``memo`` (a dict, for one ``positions``) keeps the codes derived on the way.
+        """
+        if memo is not None and attrs in memo:
+            return memo[attrs]
+        stored = self.codes.get(attrs)
+        if stored is not None:
+            code = stored[positions]
+        else:
+            parent, attr, radix = self.derived[attrs]
+            code = self.code(parent, positions, memo).astype(np.int64)
+            code *= radix
+            code += self.slots[attr][positions]
+        if memo is not None:
+            memo[attrs] = code
+        return code
+
+    @property
+    def nbytes(self) -> int:
+        own = sum(c.nbytes for t, c in self.codes.items() if len(t) > 1)  # singles are slots
+        own += sum(c.nbytes for c in self.both.values())
+        return own + sum(c.nbytes for c in self.counts.values()) + self.missing.nbytes
+
+    def representatives(self, attrs: frozenset[str]) -> np.ndarray:
+        """For each code over heavy ``attrs``, one record having it (any, when none has)."""
+        found = self._representatives.get(attrs)
+        if found is None:
+            everyone = np.arange(len(self.missing), dtype=np.int32)
+            found = np.zeros(len(self.counts[attrs]), dtype=np.int32)
+            found[self.code(attrs, everyone)] = everyone
+            self._representatives[attrs] = found  # computed once, on first use
+        return found
+
+    def most(self, attrs: frozenset[str]) -> int:
+        """The largest number of complete records sharing one code over heavy ``attrs``."""
+        found = self._most.get(attrs)
+        if found is None:
+            found = self._most[attrs] = int(self.counts[attrs].max(initial=0))
+        return found
+
+    def most_both(self, heavy: frozenset[str], light: str) -> int:
+        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty)."""
+        h = min(sorted(heavy), key=self.agreement.__getitem__)
+        found = self._most.get((h, light))
+        if found is None:
+            found = self._most[h, light] = int(self.both[h, light].max(initial=0))
+        return found
+
+    def light_bound(
+        self, rows: np.ndarray, light: str, heavy: frozenset[str], columns
+    ) -> np.ndarray:
+        """An upper bound of the records other than ``r`` sharing ``r``'s value of ``light``
+        and of every attribute of ``heavy`` (all records, whatever the partner shows)."""
+        if heavy:  # the heavy attribute with the least shared values bounds best
+            h = min(sorted(heavy), key=self.agreement.__getitem__)
+            return self.both[h, light][rows].astype(np.int64) - 1
+        column = columns[light]
+        return column.counts[column.slots[rows]] - 1
+
+    def pattern(self, care: int, want: int) -> np.ndarray:
+        """Return the records whose missing bits under ``care`` equal ``want``, sorted."""
+        if not care:
+            return np.arange(len(self.missing), dtype=np.int32)
+        if not want:
+            hit = (self.missing & self.missing.dtype.type(care)) == 0
+        else:
+            hit = (self.missing & self.missing.dtype.type(care)) == self.missing.dtype.type(want)
+        return np.flatnonzero(hit).astype(np.int32)
+
+    def matches(self, positions: np.ndarray, care: int, want: int) -> np.ndarray:
+        """Return a mask of the ``positions`` whose missing bits under ``care`` equal ``want``."""
+        bits = self.missing[positions] & self.missing.dtype.type(care)
+        return bits == self.missing.dtype.type(want)
