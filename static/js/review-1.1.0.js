@@ -36,7 +36,14 @@
     }
     return node;
   }
-  const pct = (x) => (100 * x).toFixed(2) + "%";
+  /* At least two decimals and three significant digits, so a non-zero cost never reads
+     "+0.00%" (mirrors app/review/formatting.py:percent, used on the worker's home). */
+  const pct = (x) => {
+    const v = 100 * x;
+    if (v === 0 || !Number.isFinite(v)) return v.toFixed(2) + "%";
+    const decimals = Math.max(2, 2 - Math.floor(Math.log10(Math.abs(v))));
+    return (decimals > 10 ? v.toExponential(2) : v.toFixed(decimals)) + "%";
+  };
   const srOnly = (text) => el("span", { class: "sr-only" }, text);
 
   async function call(method, url, body) {

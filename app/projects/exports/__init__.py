@@ -1,6 +1,19 @@
-"""A project's results as CSV: the four formats, and reading them from the database."""
+"""A project's results as CSV or JSON: the formats, and reading them from the database."""
 
 from app.projects.exports.formats import neutralize
-from app.projects.exports.service import KINDS, ExportRefused, export_csv, export_filename
+from app.projects.exports.service import (
+    KINDS,
+    ExportRefused,
+    export_csv,
+    export_filename,
+    export_mimetype,
+)
 
-__all__ = ["KINDS", "ExportRefused", "export_csv", "export_filename", "neutralize"]
+__all__ = [
+    "KINDS",
+    "ExportRefused",
+    "export_csv",
+    "export_filename",
+    "export_mimetype",
+    "neutralize",
+]

@@ -5,8 +5,10 @@ Every writer takes a text stream and plain values, so the views decide where the
 written as undecided (empty decision), never dropped or fatal.
 
 Every cell passes through :func:`neutralize`: a value a spreadsheet would read as a formula
-(``=HYPERLINK(...)``, ``+``, ``-``, ``@``, tab, CR first) gets a leading apostrophe, per
-OWASP's "CSV Injection" guidance. Values are otherwise written unchanged.
+(``=HYPERLINK(...)``, ``+``, ``-``, ``@``, tab, CR first, or their full-width forms ``＝ ＋
+－ ＠``, which Excel and LibreOffice convert to ASCII on entry; leading spaces do not hide
+them) gets a leading apostrophe, per OWASP's "CSV Injection" guidance. Values are otherwise
+written unchanged. The peer-tool exports (:mod:`app.projects.exports.peers`) quote instead.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "Judgement",
     "LabelRow",
     "clusters",
+    "is_formula",
     "match_score",
     "mindfirl_choice",
     "neutralize",
@@ -57,7 +60,8 @@ LABEL_COLUMNS = (
     "final_decision",
     "final_confidence",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_BLANKS = " \u3000"  # a space or an ideographic space before a formula does not stop it
 
 
 class Decision(enum.StrEnum):
@@ -98,10 +102,15 @@ class LabelRow:
     final: Judgement = Judgement()
 
 
+def is_formula(text: str) -> bool:
+    """Whether a spreadsheet would read ``text`` as a formula (ASCII or full-width starter)."""
+    return text.startswith(_FORMULA_START) or text.lstrip(_BLANKS).startswith(_FORMULA_START)
+
+
 def neutralize(value: object) -> str:
     """Return ``value`` as a CSV cell no spreadsheet evaluates (OWASP CSV injection)."""
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return "'" + text if is_formula(text) else text
 
 
 def mindfirl_choice(judgement: Judgement) -> int | None:

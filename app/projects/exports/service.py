@@ -1,7 +1,9 @@
-"""Read a project's answers from the database and write one of the four CSV exports.
+"""Read a project's answers from the database and write one of its exports.
 
-``labels`` (Splink labels, one row per reviewer and pair with the pair's settled answer,
-unanswered pairs undecided),
+``labels`` (one row per reviewer and pair with the pair's settled answer, unanswered pairs
+undecided; for people and spreadsheets), ``splink`` and ``splink_matches`` (Splink's labels
+table: settled pairs once each, or the "same" ones only), ``recordlinkage`` (an annotation
+JSON file; see :mod:`app.projects.exports.peers`),
 ``legacy`` (MINDFIRL's result layout; pair-file projects), ``clusters`` (connected
 components of the final "same" answers) and ``linked`` (cluster id + sensitive attributes
 from the vault, joined by pseudonym; no identifying attribute).
@@ -19,14 +21,17 @@ from app.models import Pair as PairRow
 from app.models import Project, ProjectKind, Record, Source, VaultRecord
 from app.projects.blocking.pairing import pair_records
 from app.projects.exports import formats as exports
+from app.projects.exports import peers
 from app.projects.exports.formats import Confidence, Decision, Judgement, LabelRow
+from app.projects.exports.peers import SettledPair
 from app.projects.progress.outcomes import PairOutcome, outcomes
 from app.projects.reading.pairfile import Pair as FilePair
 from app.projects.reading.pairfile import PairFile
 
-__all__ = ["KINDS", "ExportRefused", "export_csv", "export_filename"]
+__all__ = ["KINDS", "ExportRefused", "export_csv", "export_filename", "export_mimetype"]
 
-KINDS = ("labels", "legacy", "clusters", "linked")
+KINDS = ("labels", "splink", "splink_matches", "recordlinkage", "legacy", "clusters", "linked")
+_JSON_KINDS = ("recordlinkage",)
 
 
 class ExportRefused(ValueError):
@@ -35,11 +40,16 @@ class ExportRefused(ValueError):
 
 def export_filename(project: Project, kind: str) -> str:
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", project.name).strip("-")[:60] or "project"
-    return f"{stem}-{project.id}-{kind}.csv"
+    extension = "json" if kind in _JSON_KINDS else "csv"
+    return f"{stem}-{project.id}-{kind}.{extension}"
+
+
+def export_mimetype(kind: str) -> str:
+    return "application/json" if kind in _JSON_KINDS else "text/csv"
 
 
 def export_csv(project: Project, kind: str) -> str:
-    """The CSV text of export ``kind`` for ``project``."""
+    """The text of export ``kind`` for ``project`` (CSV, or JSON for ``recordlinkage``)."""
     if kind not in KINDS:
         raise ExportRefused(f"unknown export {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
@@ -48,6 +58,11 @@ def export_csv(project: Project, kind: str) -> str:
     by_pair = outcomes(project.id)
     if kind == "labels":
         exports.write_labels(out, _label_rows(project, by_pair))
+    elif kind in ("splink", "splink_matches"):
+        matches_only = kind == "splink_matches"
+        peers.write_splink_labels(out, _settled(project, by_pair), matches_only=matches_only)
+    elif kind == "recordlinkage":
+        peers.write_annotation(out, _settled(project, by_pair))
     elif kind == "legacy":
         pairfile, keys = _pairfile(project)
         exports.write_legacy_result(out, pairfile, _judgements(by_pair, keys))
@@ -90,6 +105,13 @@ def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
                 reviewer=a.reviewer, decided_at=a.at,
                 kapr_spent=round(a.kapr, 6) if a.kapr is not None else None, final=final,
             )  # fmt: skip
+
+
+def _settled(project: Project, by_pair: dict[int, PairOutcome]):
+    for pair_id, (src_a, id_a, src_b, id_b, *_) in pair_records(project.id).items():
+        final = by_pair[pair_id].final
+        same = None if final not in (Decision.SAME, Decision.DIFFERENT) else final == Decision.SAME
+        yield SettledPair(src_a, id_a, src_b, id_b, same)
 
 
 def _records(project: Project) -> dict[tuple[str, str], tuple[str, list[int]]]:

@@ -7,7 +7,7 @@ from flask_login import current_user
 
 from app.extensions import db
 from app.models import Project
-from app.projects.exports import ExportRefused, export_csv, export_filename
+from app.projects.exports import ExportRefused, export_csv, export_filename, export_mimetype
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
 
@@ -23,10 +23,12 @@ def owned_project(project_id: int) -> Project:
 
 
 def export_download(project: Project, kind: str) -> Response:
-    """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind)."""
+    """One export of ``project`` as an attachment (404 for an unknown or refused kind)."""
     try:
         text = export_csv(project, kind)
     except ExportRefused as exc:
         abort(404, str(exc))
     disposition = f'attachment; filename="{export_filename(project, kind)}"'
-    return Response(text, mimetype="text/csv", headers={"Content-Disposition": disposition})
+    return Response(
+        text, mimetype=export_mimetype(kind), headers={"Content-Disposition": disposition}
+    )
