@@ -12,7 +12,8 @@ from app.extensions import db
 from app.models import User
 from app.projects.lifecycle import ProjectSpecError, create_project
 from app.projects.staffing import AssignmentError, assign_pairs
-from app.projects.views.access import owned_project
+from app.projects.staffing.recommendation import recommend_for
+from app.projects.views.access import MANAGERS, owned_project
 
 
 def json_body() -> dict:
@@ -55,3 +56,20 @@ def create_assignment_view(project_id: int):
         abort(400, str(exc))
     db.session.commit()
     return jsonify(id=assignment.id), 201
+
+
+@bp.get("/projects/<int:project_id>/budget-recommendation")
+@roles_required(*MANAGERS)
+def budget_recommendation_view(project_id: int):
+    """The all-partial KAPR of the project's pairs (or ``?assignment=<id>``'s) and quantiles."""
+    project = owned_project(project_id)
+    assignment = request.args.get("assignment", type=int)
+    if "assignment" in request.args and assignment is None:
+        abort(400, "'assignment' must be an assignment id")
+    try:
+        found = recommend_for(project, assignment)
+    except LookupError as exc:
+        abort(404, str(exc))
+    if found is None:
+        abort(404, "no pairs to recommend a budget for yet; block first")
+    return jsonify(project=project.id, assignment=assignment, **found.as_dict())

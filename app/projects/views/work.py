@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import select
 
+from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Role, User
 from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
+from app.projects.staffing.recommendation import (
+    budget_recommendation,
+    distribution_chart,
+    per_pair_table,
+)
 from app.projects.views.access import MANAGERS, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import (
@@ -60,10 +66,12 @@ def assignments(project_id: int):
     project = owned_project(project_id)
     workers = _workers()
     page = "projects/assignments.html"
+    advice = budget_recommendation(project)
+    shown = {"project": project, "workers": workers, "form": request.form, "advice": advice}
+    if advice is not None:
+        shown["advice_chart"] = distribution_chart(advice)
     if request.method == "GET":
-        return render_template(
-            page, project=project, workers=workers, form=request.form, problems=[]
-        )
+        return render_template(page, problems=[], **shown)
     try:
         plan = parse_assignments(
             request.form, [w.username for w in workers], [a.name for a in project.identifying]
@@ -75,12 +83,19 @@ def assignments(project_id: int):
     except (FormError, AssignmentError) as exc:
         db.session.rollback()
         problems = getattr(exc, "problems", [str(exc)])
-        return render_template(
-            page, project=project, workers=workers, form=request.form, problems=problems
-        ), 400
+        return render_template(page, problems=problems, **shown), 400
     db.session.commit()
     flash(f"{len(made)} assignment(s) created.", "info")
     return redirect(url_for("projects.progress", project_id=project.id))
+
+
+@bp.route("/<int:project_id>/budget-recommendation.csv")
+@roles_required(*MANAGERS)
+def budget_recommendation_csv(project_id: int):
+    advice = budget_recommendation(owned_project(project_id))
+    if advice is None:
+        abort(404, "no pairs yet")
+    return charts.csv_response(*per_pair_table(advice), f"budget_recommendation_{project_id}.csv")
 
 
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
