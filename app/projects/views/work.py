@@ -7,11 +7,14 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from app import charts
+from app.analytics.collusion import collusion_kapr
+from app.analytics.truth import default_truth_column
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Role, User
 from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
+from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
 from app.projects.staffing.recommendation import (
     budget_recommendation,
@@ -121,5 +124,20 @@ def budget(project_id: int, assignment_id: int):
 def progress(project_id: int):
     project = owned_project(project_id)
     return render_template(
-        "projects/progress.html", project=project, progress=project_progress(project)
+        "projects/progress.html",
+        project=project,
+        progress=project_progress(project),
+        collusion=collusion_kapr(project),
+        column=default_truth_column(project),
+        charts={name: build(project) for name, build in PROGRESS_CHARTS.items()},
     )
+
+
+@bp.route("/<int:project_id>/progress/<name>.csv")
+@roles_required(*MANAGERS)
+def progress_chart_csv(project_id: int, name: str):
+    build = PROGRESS_CHARTS.get(name)
+    if build is None:
+        abort(404, "no such chart")
+    spec = build(owned_project(project_id))
+    return charts.spec_csv_response(spec, f"progress_{project_id}_{name}.csv")
