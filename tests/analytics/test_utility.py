@@ -153,3 +153,28 @@ def test_pages_csv_and_json(app, client, scored):
     for name in ("budget", "characters", "reveals", "agreement"):
         assert client.get(f"/projects/{scored}/progress/{name}.csv").status_code == 200
     assert client.get(f"/projects/{scored}/progress/nope.csv").status_code == 404
+
+
+def test_uploaded_truth_file_on_the_page_and_its_csv(app, client, scored):
+    import io
+
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    per_record = "record_id,cluster_id\n" + "".join(f"{k},{v}\n" for k, v in CLUSTERS.items())
+
+    def upload(path):
+        data = {"truth": (io.BytesIO(per_record.encode()), "truth.csv")}
+        return client.post(path, data=data, content_type="multipart/form-data")
+
+    page = upload(f"/projects/{scored}/risk-utility")
+    assert page.status_code == 200 and b"the uploaded truth file" in page.data
+    assert (
+        upload(f"/projects/{scored}/risk-utility.csv")
+        .text.splitlines()[1]
+        .startswith("wes,1,6,3,3,1,1,1,0,")
+    )
+    bad = client.post(
+        f"/projects/{scored}/risk-utility",
+        data={"truth": (io.BytesIO(b"x,y\n1,2\n"), "t.csv")},
+        content_type="multipart/form-data",
+    )
+    assert bad.status_code == 400 and b"needs a header" in bad.data

@@ -46,3 +46,18 @@ def risk_utility_csv(project_id: int):
         return str(exc), 400, {"Content-Type": "text/plain; charset=utf-8"}
     rows = csv_rows(risk_utility(project, truth))
     return charts.csv_response(CSV_HEADER, rows, f"risk_utility_{project_id}.csv")
+
+
+@bp.route("/<int:project_id>/risk-utility/<name>.csv")
+@roles_required(*MANAGERS)
+def risk_utility_chart_csv(project_id: int, name: str):
+    """One of the page's charts (``kapr`` or ``characters``) as its own data table."""
+    project = owned_project(project_id)
+    try:
+        truth, _ = resolve_truth(project, *truth_input())
+    except TruthError as exc:
+        return str(exc), 400, {"Content-Type": "text/plain; charset=utf-8"}
+    specs = utility_charts(risk_utility(project, truth))
+    if name not in specs:
+        return "no such chart", 404, {"Content-Type": "text/plain; charset=utf-8"}
+    return charts.spec_csv_response(specs[name], f"risk_utility_{project_id}_{name}.csv")
