@@ -27,6 +27,16 @@ def test_paper_example_all_partial(app, model, expected):
     assert advice.quantiles[0.0] == min(advice.values)
 
 
+def test_paper_example_distribution_over_pairs(app):
+    """Row model: Mary/Mark 1/18, the date pairs 1/24, name and date 1/8, 3-4 identical 0."""
+    with app.app_context():
+        advice = budget_recommendation(paper_project(make_user("max", "manager")))
+    assert advice.values == [Fraction(1, 18), Fraction(1, 24), Fraction(1, 24), Fraction(1, 8),
+                             Fraction(1, 8), Fraction(0)]  # fmt: skip
+    assert (advice.quantiles[0.5], advice.quantiles[0.75]) == (Fraction(1, 24), Fraction(1, 8))
+    assert advice.as_dict()["pairs_needing_nothing"] == 1
+
+
 @pytest.mark.parametrize("model", ["row", "pair"])
 def test_recommendation_equals_the_charge_of_starting_all_partial(app, model):
     """The form's "start at partial" with every attribute charges exactly the recommendation."""
