@@ -152,7 +152,10 @@ def test_pages_csv_and_json(app, client, scored):
     assert progress.status_code == 200 and b"Collusion KAPR" in progress.data
     for name in ("budget", "characters", "reveals", "agreement"):
         assert client.get(f"/projects/{scored}/progress/{name}.csv").status_code == 200
+        spec = client.get(f"/projects/{scored}/progress/{name}.json").get_json()
+        assert spec["type"] in ("bar", "line") and spec["series"]
     assert client.get(f"/projects/{scored}/progress/nope.csv").status_code == 404
+    assert client.get(f"/projects/{scored}/progress/budget.xls").status_code == 404
 
 
 def test_uploaded_truth_file_on_the_page_and_its_csv(app, client, scored):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -133,11 +133,14 @@ def progress(project_id: int):
     )
 
 
-@bp.route("/<int:project_id>/progress/<name>.csv")
+@bp.route("/<int:project_id>/progress/<name>.<ext>")
 @roles_required(*MANAGERS)
-def progress_chart_csv(project_id: int, name: str):
+def progress_chart_data(project_id: int, name: str, ext: str):
+    """One progress chart's data: ``.csv`` (its table) or ``.json`` (its spec)."""
     build = PROGRESS_CHARTS.get(name)
-    if build is None:
+    if build is None or ext not in ("csv", "json"):
         abort(404, "no such chart")
     spec = build(owned_project(project_id))
+    if ext == "json":
+        return jsonify(spec), 200, {"Cache-Control": "no-store"}
     return charts.spec_csv_response(spec, f"progress_{project_id}_{name}.csv")
