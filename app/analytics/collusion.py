@@ -39,13 +39,19 @@ _RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
 
 @dataclass(frozen=True)
 class PooledState:
-    """The pooled display: its pairs (each once) and their states at the highest level."""
+    """The pooled display: its pairs (each once) and their states at the highest level.
+
+    ``n_pairs`` counts every pooled pair; ``pairs`` and ``states`` hold them all, or only those
+    with a disclosed cell when loaded with ``disclosed_only`` (a pair showing nothing adds 0
+    to KAPR, so scoring needs only their number).
+    """
 
     project: Project
     attributes: list[Attribute]
     assignment_ids: list[int]
     pairs: list[Pair]
     states: list[PairState]
+    n_pairs: int
 
 
 def attributes_of(project: Project) -> list[Attribute]:
@@ -53,11 +59,14 @@ def attributes_of(project: Project) -> list[Attribute]:
     return [Attribute(a.id, a.name, AttributeType(a.kind)) for a in project.identifying]
 
 
-def pooled_state(project: Project, assignment_ids: Sequence[int] | None = None) -> PooledState:
+def pooled_state(
+    project: Project, assignment_ids: Sequence[int] | None = None, *, disclosed_only: bool = False
+) -> PooledState:
     """Pool the assignments ``assignment_ids`` (default: all of the project's, resolvers too).
 
     Pairs come in assignment then position order, each once; a cell's level is the highest
-    stored for it by any of the assignments.
+    stored for it by any of the assignments. ``disclosed_only`` loads only the pairs with a
+    cell above masked (see :class:`PooledState`).
     """
     if assignment_ids is None:
         assignment_ids = db.session.scalars(
@@ -66,7 +75,7 @@ def pooled_state(project: Project, assignment_ids: Sequence[int] | None = None) 
     ids = list(assignment_ids)
     attributes = attributes_of(project)
     if not ids:
-        return PooledState(project, attributes, [], [], [])
+        return PooledState(project, attributes, [], [], [], 0)
     order = list(
         dict.fromkeys(
             db.session.scalars(
@@ -76,6 +85,10 @@ def pooled_state(project: Project, assignment_ids: Sequence[int] | None = None) 
             )
         )
     )
+    levels = _highest_levels(attributes, ids)
+    n_pairs = len(order)
+    if disclosed_only:
+        order = [pair_id for pair_id in order if levels.get(pair_id)]
     found = db.session.scalars(
         select(Pair)
         .where(Pair.id.in_(order))
@@ -83,12 +96,11 @@ def pooled_state(project: Project, assignment_ids: Sequence[int] | None = None) 
     ).all()
     by_id = {p.id: p for p in found}
     pairs = [by_id[i] for i in order]
-    levels = _highest_levels(attributes, ids)
     states = [
         PairState(p.id, attributes, (p.record_a.values, p.record_b.values), levels.get(p.id, {}))
         for p in pairs
     ]
-    return PooledState(project, attributes, ids, pairs, states)
+    return PooledState(project, attributes, ids, pairs, states, n_pairs)
 
 
 def _highest_levels(attributes: list[Attribute], assignment_ids: list[int]) -> dict[int, dict]:
@@ -104,7 +116,7 @@ def _highest_levels(attributes: list[Attribute], assignment_ids: list[int]) -> d
             continue
         key, level = (row, names[attribute_id]), Level(stored)
         pair_levels = levels.setdefault(pair_id, {})
-        if _RANK[level] > _RANK[pair_levels.get(key, Level.MASKED)]:
+        if _RANK[level] > _RANK[pair_levels.get(key, Level.MASKED)]:  # masked rows stay out
             pair_levels[key] = level
     return levels
 
@@ -122,15 +134,22 @@ def assess_states(project: Project, pairs: Sequence[Pair], states: Sequence[Pair
     return result
 
 
-def score_states(project: Project, pairs: Sequence[Pair], states: Sequence[PairState]):
-    """The KAPR of displaying ``pairs`` in ``states``, or ``None`` for an empty display."""
-    if not pairs or not project.identifying:
+def score_states(
+    project: Project,
+    pairs: Sequence[Pair],
+    states: Sequence[PairState],
+    n_pairs: int | None = None,
+) -> KaprScore | None:
+    """The KAPR of a display of ``n_pairs`` pairs (default: ``len(pairs)``) of which ``pairs``
+    in ``states`` are all that disclose something; ``None`` for an empty display."""
+    n_pairs = len(pairs) if n_pairs is None else n_pairs
+    if not n_pairs or not project.identifying:
         return None
     assessments = assess_states(project, pairs, states)
-    return kapr_score(assessments, project.kappa, 2 * len(pairs), len(project.identifying))
+    return kapr_score(assessments, project.kappa, 2 * n_pairs, len(project.identifying))
 
 
 def collusion_kapr(project: Project) -> KaprScore | None:
     """The KAPR of what all of ``project``'s workers saw together (``None``: no pair shown)."""
-    pooled = pooled_state(project)
-    return score_states(project, pooled.pairs, pooled.states)
+    pooled = pooled_state(project, disclosed_only=True)
+    return score_states(project, pooled.pairs, pooled.states, pooled.n_pairs)

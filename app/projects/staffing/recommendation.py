@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app import charts
@@ -36,12 +36,16 @@ __all__ = [
     "Recommendation",
     "budget_recommendation",
     "distribution_chart",
+    "form_recommendation",
     "nearest_rank",
     "per_pair_table",
     "recommend_for",
 ]
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+#: Above this many pairs the assignment form links to the API instead of computing on every
+#: page load (each pair is aligned and priced: about a millisecond a pair).
+FORM_PAIRS_LIMIT = 5000
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,17 @@ def budget_recommendation(
     values = [v for _, v in per_pair]
     quantiles = {q: nearest_rank(values, q) for q in QUANTILES}
     return Recommendation(len(pairs), score.value, score.within_bound, per_pair, quantiles)
+
+
+def form_recommendation(project: Project) -> tuple[Recommendation | None, int]:
+    """The recommendation for the assignment form and the project's number of pairs; None
+    when there are no pairs or more than :data:`FORM_PAIRS_LIMIT`."""
+    n_pairs = db.session.scalar(
+        select(func.count()).select_from(Pair).where(Pair.project_id == project.id)
+    )
+    if not n_pairs or n_pairs > FORM_PAIRS_LIMIT:
+        return None, n_pairs
+    return budget_recommendation(project), n_pairs
 
 
 def recommend_for(project: Project, assignment_id: int | None = None) -> Recommendation | None:

@@ -19,6 +19,7 @@ from app.projects.staffing import AssignmentError, assign_workers, change_budget
 from app.projects.staffing.recommendation import (
     budget_recommendation,
     distribution_chart,
+    form_recommendation,
     per_pair_table,
 )
 from app.projects.views.access import MANAGERS, owned_project
@@ -69,8 +70,9 @@ def assignments(project_id: int):
     project = owned_project(project_id)
     workers = _workers()
     page = "projects/assignments.html"
-    advice = budget_recommendation(project)
-    shown = {"project": project, "workers": workers, "form": request.form, "advice": advice}
+    advice, n_pairs = form_recommendation(project)
+    shown = {"project": project, "workers": workers, "form": request.form, "advice": advice,
+             "n_pairs": n_pairs}  # fmt: skip
     if advice is not None:
         shown["advice_chart"] = distribution_chart(advice)
     if request.method == "GET":

@@ -82,3 +82,18 @@ def test_api_answers_exact_and_float(app, client):
     client.post("/logout")
     client.post("/login", data={"username": "other", "password": PASSWORD})
     assert client.get(f"/api/v1/projects/{pid}/budget-recommendation").status_code == 403
+
+
+def test_form_shows_the_recommendation_or_links_to_it_for_large_projects(app, client, monkeypatch):
+    from app.projects.staffing import recommendation
+
+    with app.app_context():
+        pid = paper_project(make_user("max", "manager")).id
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    page = client.get(f"/projects/{pid}/assignments").text
+    assert "7/108" in page and 'id="advice-quantiles"' in page
+    csv_rows = client.get(f"/projects/{pid}/budget-recommendation.csv").text.splitlines()
+    assert csv_rows[0] == "pair,kapr_exact,kapr" and csv_rows[1].startswith("1,1/18,")
+    monkeypatch.setattr(recommendation, "FORM_PAIRS_LIMIT", 5)
+    page = client.get(f"/projects/{pid}/assignments").text
+    assert "With 6 pairs the recommendation is not computed" in page and "7/108" not in page
