@@ -45,8 +45,7 @@ class VaultRecord(db.Model):
 
     Keyed by the pseudonym only; there is no foreign key across databases, so deleting a
     project deletes its vault rows explicitly (``projects.lifecycle.service.delete_project``).
-    Only the de-identified export (and the ground truth of :mod:`app.analytics.truth`, a column
-    named by the manager) reads this table.
+    Only the de-identified export reads this table.
     """
 
     __bind_key__ = "vault"
