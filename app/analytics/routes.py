@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from app import charts, jobs
 from app.analytics import bp
 from app.analytics.belief_audit import BeliefInputError, run_audit
-from app.analytics.reports import assignment_chart, kapr_csv, kapr_report
+from app.analytics.reports import assignment_chart, kapr_csv, kapr_report, project_chart
 from app.analytics.trajectory import (
     DISTANCES,
     OptionsError,
@@ -47,7 +47,10 @@ def home():
 def kapr():
     report = kapr_report()
     return render_template(
-        "analytics/kapr.html", report=report, assignments_chart=assignment_chart(report)
+        "analytics/kapr.html",
+        report=report,
+        assignments_chart=assignment_chart(report),
+        projects_chart=project_chart(report),
     )
 
 
@@ -55,6 +58,12 @@ def kapr():
 @roles_required("admin")
 def kapr_chart_download():
     return charts.spec_csv_response(assignment_chart(kapr_report()), "kapr_assignments.csv")
+
+
+@bp.route("/reports/kapr-projects.csv")
+@roles_required("admin")
+def kapr_projects_chart_download():
+    return charts.spec_csv_response(project_chart(kapr_report()), "kapr_projects.csv")
 
 
 @bp.route("/reports/kapr.csv")

@@ -6,13 +6,17 @@ from flask import abort, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
+from app.analytics.truth import TruthError, resolve_truth
+from app.analytics.utility import risk_utility
 from app.api import bp
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
 from app.projects.lifecycle import ProjectSpecError, create_project
 from app.projects.staffing import AssignmentError, assign_pairs
-from app.projects.views.access import owned_project
+from app.projects.staffing.recommendation import recommend_for
+from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.utility import truth_input
 
 
 def json_body() -> dict:
@@ -55,3 +59,38 @@ def create_assignment_view(project_id: int):
         abort(400, str(exc))
     db.session.commit()
     return jsonify(id=assignment.id), 201
+
+
+@bp.get("/projects/<int:project_id>/budget-recommendation")
+@roles_required(*MANAGERS)
+def budget_recommendation_view(project_id: int):
+    """The all-partial KAPR of the project's pairs (or ``?assignment=<id>``'s) and quantiles."""
+    project = owned_project(project_id)
+    assignment = request.args.get("assignment", type=int)
+    if "assignment" in request.args and assignment is None:
+        abort(400, "'assignment' must be an assignment id")
+    try:
+        found = recommend_for(project, assignment)
+    except LookupError as exc:
+        abort(404, str(exc))
+    if found is None:
+        abort(404, "no pairs to recommend a budget for yet; block first")
+    return jsonify(project=project.id, assignment=assignment, **found.as_dict())
+
+
+@bp.route("/projects/<int:project_id>/risk-utility", methods=["GET", "POST"])
+@roles_required(*MANAGERS)
+def risk_utility_view(project_id: int):
+    """Per worker accuracy, precision, recall beside KAPR, against ``?column=`` or a file."""
+    project = owned_project(project_id)
+    try:
+        truth, source = resolve_truth(project, *truth_input())
+    except TruthError as exc:
+        return jsonify(error="no_ground_truth", message=str(exc)), 400
+    rows = risk_utility(project, truth)
+    return jsonify(
+        project=project.id,
+        truth=source,
+        truth_pairs=len(truth),
+        workers=[r.as_dict() for r in rows],
+    )

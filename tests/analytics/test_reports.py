@@ -44,17 +44,20 @@ def test_per_assignment_rows_are_exact(app, spent):
     )  # fmt: skip
 
 
-def test_projects_and_workers_sum_their_assignments(app, spent):
+def test_projects_show_max_and_collusion_never_sums(app, spent):
     with app.app_context():
         report = kapr_report()
     (project,) = report.projects
-    assert (project.assignments, project.pairs, project.reveals) == (2, 7, 2)
-    assert (project.kapr, project.budget) == (Fraction(1, 108), Fraction(3, 4))
-    assert report.project_pairs == {"Paper (#1)": 6}
-    assert [(w.worker, w.assignments, w.kapr) for w in report.workers] == [
+    assert (project.assignments, project.project_pairs, project.pooled_pairs) == (2, 6, 6)
+    assert (project.max_kapr, project.max_budget) == (Fraction(1, 108), Fraction(1, 2))
+    assert project.collusion == Fraction(1, 108) and project.collusion_within_bound
+    assert [(w.worker, w.assignments, w.max_kapr) for w in report.workers] == [
         ("wen", 1, Fraction(0)),
         ("wes", 1, Fraction(1, 108)),
     ]
+    data = report.as_dict()["projects"][0]
+    assert "kapr" not in data and "budget" not in data
+    assert data["collusion_kapr"] == {"exact": "1/108", "float": 1 / 108}
 
 
 def test_csv_and_json_carry_fractions_as_text(app, spent):
@@ -67,7 +70,9 @@ def test_csv_and_json_carry_fractions_as_text(app, spent):
         ("wes", "1/108", "1/2", "2"),
     ]
     data = report.as_dict()
-    assert data["projects"][0]["kapr"] == "1/108" and data["projects"][0]["project_pairs"] == 6
+    assert data["assignments"][1]["kapr"] == "1/108"
+    assert data["projects"][0]["max_kapr"]["exact"] == "1/108"
+    assert data["projects"][0]["project_pairs"] == 6
 
 
 def test_zero_budget_has_no_percentage(app):

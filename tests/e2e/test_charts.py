@@ -35,9 +35,9 @@ def test_kapr_report_chart_draws_its_table(page, live_server, spent):
     page.on("pageerror", lambda e: problems.append(str(e)))
     log_in(page, live_server, "ada")
     page.goto(f"{live_server}/admin/reports/kapr")
-    figure = page.locator("figure.chart")
+    figure = page.locator("figure.chart").first
     figure.locator("canvas").wait_for()
-    page.wait_for_selector("figure.chart[data-chart-ready='2']")
+    figure.and_(page.locator("[data-chart-ready='2']")).wait_for()
     drawn = figure.evaluate(
         "f => ({labels: f.chart.data.labels, data: f.chart.data.datasets.map(d => d.data),"
         " width: f.querySelector('canvas').width})"

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import select
 
+from app import charts
+from app.analytics.collusion import collusion_kapr
+from app.analytics.truth import default_truth_column
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Role, User
 from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
+from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
+from app.projects.staffing.recommendation import (
+    budget_recommendation,
+    distribution_chart,
+    form_recommendation,
+    per_pair_table,
+)
 from app.projects.views.access import MANAGERS, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import (
@@ -60,10 +70,13 @@ def assignments(project_id: int):
     project = owned_project(project_id)
     workers = _workers()
     page = "projects/assignments.html"
+    advice, n_pairs = form_recommendation(project)
+    shown = {"project": project, "workers": workers, "form": request.form, "advice": advice,
+             "n_pairs": n_pairs}  # fmt: skip
+    if advice is not None:
+        shown["advice_chart"] = distribution_chart(advice)
     if request.method == "GET":
-        return render_template(
-            page, project=project, workers=workers, form=request.form, problems=[]
-        )
+        return render_template(page, problems=[], **shown)
     try:
         plan = parse_assignments(
             request.form, [w.username for w in workers], [a.name for a in project.identifying]
@@ -75,12 +88,19 @@ def assignments(project_id: int):
     except (FormError, AssignmentError) as exc:
         db.session.rollback()
         problems = getattr(exc, "problems", [str(exc)])
-        return render_template(
-            page, project=project, workers=workers, form=request.form, problems=problems
-        ), 400
+        return render_template(page, problems=problems, **shown), 400
     db.session.commit()
     flash(f"{len(made)} assignment(s) created.", "info")
     return redirect(url_for("projects.progress", project_id=project.id))
+
+
+@bp.route("/<int:project_id>/budget-recommendation.csv")
+@roles_required(*MANAGERS)
+def budget_recommendation_csv(project_id: int):
+    advice = budget_recommendation(owned_project(project_id))
+    if advice is None:
+        abort(404, "no pairs yet")
+    return charts.csv_response(*per_pair_table(advice), f"budget_recommendation_{project_id}.csv")
 
 
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
@@ -106,5 +126,23 @@ def budget(project_id: int, assignment_id: int):
 def progress(project_id: int):
     project = owned_project(project_id)
     return render_template(
-        "projects/progress.html", project=project, progress=project_progress(project)
+        "projects/progress.html",
+        project=project,
+        progress=project_progress(project),
+        collusion=collusion_kapr(project),
+        column=default_truth_column(project),
+        charts={name: build(project) for name, build in PROGRESS_CHARTS.items()},
     )
+
+
+@bp.route("/<int:project_id>/progress/<name>.<ext>")
+@roles_required(*MANAGERS)
+def progress_chart_data(project_id: int, name: str, ext: str):
+    """One progress chart's data: ``.csv`` (its table) or ``.json`` (its spec)."""
+    build = PROGRESS_CHARTS.get(name)
+    if build is None or ext not in ("csv", "json"):
+        abort(404, "no such chart")
+    spec = build(owned_project(project_id))
+    if ext == "json":
+        return jsonify(spec), 200, {"Cache-Control": "no-store"}
+    return charts.spec_csv_response(spec, f"progress_{project_id}_{name}.csv")

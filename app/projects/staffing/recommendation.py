@@ -1,0 +1,168 @@
+"""Budget recommendation: the KAPR a worker needs to see every discrepancy at partial.
+
+For a set of pairs, the *all-partial state* opens every cell that has a partial level
+(:func:`app.core.disclosure.partial_available`: the two values differ, neither is missing,
+the attribute is not a category, and partial shows some but not all of the cell's
+characters) and leaves every other cell masked: exactly what the assignment form's
+"start at partial" does with every attribute ticked, and the paper's Table 4. Its KAPR is
+computed by the reveal path's core functions (:func:`app.core.kapr.kapr_score`).
+
+A pair's term depends only on that pair, so the all-partial KAPR of any set of pairs is the
+mean of its pairs' *one-pair values* ``kappa/(2·D) · pair_risk`` (the KAPR of the pair shown
+alone). That distribution over pairs tells a manager what a share of the pairs will need;
+its quantiles are nearest-rank (each is the value of some pair, an exact fraction).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+
+from app import charts
+from app.analytics.collusion import assess_states, attributes_of
+from app.core.attributes import Level
+from app.core.kapr import kapr_score
+from app.extensions import db
+from app.models import Assignment, AssignmentPair, Pair, Project
+from app.review.state import PairState
+
+__all__ = [
+    "QUANTILES",
+    "Recommendation",
+    "budget_recommendation",
+    "distribution_chart",
+    "form_recommendation",
+    "nearest_rank",
+    "per_pair_table",
+    "recommend_for",
+]
+
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+#: Above this many pairs the assignment form links to the API instead of computing on every
+#: page load (each pair is aligned and priced: about a millisecond a pair).
+FORM_PAIRS_LIMIT = 5000
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The all-partial KAPR of ``pairs`` pairs and the distribution of the one-pair values."""
+
+    pairs: int
+    kapr: Fraction
+    within_bound: bool
+    per_pair: list[tuple[int, Fraction]]  # (pair id, one-pair all-partial KAPR)
+    quantiles: dict[float, Fraction]
+
+    @property
+    def values(self) -> list[Fraction]:
+        return [v for _, v in self.per_pair]
+
+    def as_dict(self) -> dict:
+        return {
+            "pairs": self.pairs,
+            "kapr": _exact(self.kapr),
+            "within_bound": self.within_bound,
+            "mean_of_pairs": _exact(self.kapr),
+            "quantiles": {f"{q:g}": _exact(v) for q, v in self.quantiles.items()},
+            "pairs_needing_nothing": sum(v == 0 for v in self.values),
+            "per_pair": [{"pair": p, **_exact(v)} for p, v in self.per_pair],
+        }
+
+
+def _exact(value: Fraction) -> dict:
+    return {"exact": str(value), "float": float(value)}
+
+
+def nearest_rank(values: Sequence[Fraction], q: float) -> Fraction:
+    """The nearest-rank ``q``-quantile: the ⌈q·n⌉-th smallest value (the smallest for q=0)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    return ordered[max(math.ceil(q * len(ordered)), 1) - 1]
+
+
+def all_partial(state: PairState) -> PairState:
+    """Set every cell of ``state`` that has a partial level to partial (others stay masked)."""
+    for row in (0, 1):
+        for attribute in state.attributes:
+            if state.next_level(row, attribute.name) is Level.PARTIAL:
+                state.levels[row, attribute.name] = Level.PARTIAL
+    return state
+
+
+def budget_recommendation(
+    project: Project, pair_ids: Sequence[int] | None = None
+) -> Recommendation | None:
+    """The recommendation over ``pair_ids`` (default: all the project's pairs); None if none."""
+    query = select(Pair).where(Pair.project_id == project.id)
+    if pair_ids is not None:
+        query = query.where(Pair.id.in_(list(pair_ids)))
+    pairs = db.session.scalars(
+        query.order_by(Pair.id).options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+    ).all()
+    if not pairs or not project.identifying:
+        return None
+    attributes = attributes_of(project)
+    states = [
+        all_partial(PairState(p.id, attributes, (p.record_a.values, p.record_b.values)))
+        for p in pairs
+    ]
+    assessments = assess_states(project, pairs, states)
+    n_attributes = len(attributes)
+    score = kapr_score(assessments, project.kappa, 2 * len(pairs), n_attributes)
+    one = Fraction(project.kappa, 2 * n_attributes)
+    per_pair = [(p.id, one * a.value) for p, a in zip(pairs, assessments, strict=True)]
+    values = [v for _, v in per_pair]
+    quantiles = {q: nearest_rank(values, q) for q in QUANTILES}
+    return Recommendation(len(pairs), score.value, score.within_bound, per_pair, quantiles)
+
+
+def form_recommendation(project: Project) -> tuple[Recommendation | None, int]:
+    """The recommendation for the assignment form and the project's number of pairs; None
+    when there are no pairs or more than :data:`FORM_PAIRS_LIMIT`."""
+    n_pairs = db.session.scalar(
+        select(func.count()).select_from(Pair).where(Pair.project_id == project.id)
+    )
+    if not n_pairs or n_pairs > FORM_PAIRS_LIMIT:
+        return None, n_pairs
+    return budget_recommendation(project), n_pairs
+
+
+def recommend_for(project: Project, assignment_id: int | None = None) -> Recommendation | None:
+    """The recommendation over one assignment's pairs, or over all pairs when None.
+
+    Raises :class:`LookupError` when ``assignment_id`` is not an assignment of ``project``.
+    """
+    if assignment_id is None:
+        return budget_recommendation(project)
+    assignment = db.session.get(Assignment, assignment_id)
+    if assignment is None or assignment.project_id != project.id:
+        raise LookupError(f"no assignment {assignment_id} in this project")
+    pair_ids = db.session.scalars(
+        select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == assignment_id)
+    ).all()
+    return budget_recommendation(project, pair_ids)
+
+
+def distribution_chart(recommendation: Recommendation) -> dict:
+    """A histogram of the one-pair all-partial KAPRs."""
+    return charts.histogram(
+        "Budget to open every discrepancy at partial, per pair",
+        [float(v) for v in recommendation.values],
+        bins=10,
+        lo=0.0,
+        x_title="KAPR of the pair shown alone, all partial",
+        y_title="Pairs",
+        label="Pairs",
+    )
+
+
+def per_pair_table(recommendation: Recommendation) -> tuple[list[str], list[list]]:
+    """Header and rows of the per-pair values (CSV download)."""
+    header = ["pair", "kapr_exact", "kapr"]
+    return header, [[p, str(v), float(v)] for p, v in recommendation.per_pair]
