@@ -191,20 +191,18 @@ class JobContext:
         if self.cancelled():
             raise JobCancelled(f"job {self.job_id} was cancelled")
 
-    def map(self, fn: Callable, calls: list[tuple], *, shared=None, done=0, total=None) -> list:
+    def map(
+        self, fn: Callable, calls: list[tuple], *, shared=None, done=0, total=None, advance=True
+    ) -> list:
         """``[fn(shared, *args) for args in calls]`` on the chunk executor, results in order.
 
-        Progress goes to the row as ``(done + chunks finished, total)``; a cancel cancels the
-        chunks not yet started and raises :class:`JobCancelled`.
+        Progress goes to the row as ``(done + chunks finished, total)`` (just ``(done,
+        total)`` with ``advance=False``: a preparatory pass that only beats the heart); a
+        cancel cancels the chunks not yet started and raises :class:`JobCancelled`.
         """
         total = len(calls) + done if total is None else total
         if isinstance(self.chunks, InlineExecutor):
-            results = []
-            for k, args in enumerate(calls):
-                self(done + k, total)
-                results.append(fn(shared, *args))
-            self(done + len(calls), total)
-            return results
+            return sequential_map(self, fn, calls, shared, done, total, advance)
         value = self.chunks.share(shared) if hasattr(self.chunks, "share") else shared
         futures = [self.chunks.submit(fn, value, *args) for args in calls]
         pending, finished = set(futures), 0
@@ -214,12 +212,31 @@ class JobContext:
                 finished += len(ready)
                 for future in ready:
                     future.result()  # a failed chunk fails the job now
-                self(done + finished, total)
+                self(done + (finished if advance else 0), total)
         except BaseException:
             for future in pending:
                 future.cancel()
             raise
         return [f.result() for f in futures]
+
+
+def sequential_map(progress: Progress, fn, calls, shared, done, total, advance) -> list:
+    """:meth:`JobContext.map` in the caller, reporting to a plain ``progress(done, total)``."""
+    results = []
+    for k, args in enumerate(calls):
+        progress(done + (k if advance else 0), total)
+        results.append(fn(shared, *args))
+    if advance:
+        progress(done + len(calls), total)
+    return results
+
+
+def chunk_map(progress, fn, calls, *, shared=None, done=0, total=None, advance=True) -> list:
+    """``progress.map(...)`` for a job context; in the caller for a plain callback (tests)."""
+    if isinstance(progress, JobContext):
+        return progress.map(fn, calls, shared=shared, done=done, total=total, advance=advance)
+    total = len(calls) + done if total is None else total
+    return sequential_map(progress, fn, calls, shared, done, total, advance)
 
 
 def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
