@@ -172,24 +172,19 @@ def cancel(job_id: int) -> bool:
     return done.rowcount == 1
 
 
-class JobContext:
-    """What a job gets as ``progress``: a ``(done, total)`` callback with chunked maps."""
+class ChunkRunner:
+    """A ``progress(done, total)`` callback that can also run chunks on an executor.
 
-    def __init__(self, job_id: int, chunks: Executor) -> None:
-        self.job_id, self.chunks = job_id, chunks
+    The CLI uses it as it is (``report`` prints progress); :class:`JobContext` writes the
+    progress to the job's row and stops on a cancel.
+    """
+
+    def __init__(self, chunks: Executor, report: Progress | None = None) -> None:
+        self.chunks, self.report = chunks, report
 
     def __call__(self, done: int, total: int) -> None:
-        self.check()
-        _set(self.job_id, done=done, total=total)
-
-    def cancelled(self) -> bool:
-        status = db.session.scalar(select(Job.status).where(Job.id == self.job_id))
-        db.session.commit()  # end the read, so the next one sees a fresh snapshot
-        return status == "cancelled"
-
-    def check(self) -> None:
-        if self.cancelled():
-            raise JobCancelled(f"job {self.job_id} was cancelled")
+        if self.report is not None:
+            self.report(done, total)
 
     def map(
         self, fn: Callable, calls: list[tuple], *, shared=None, done=0, total=None, advance=True
@@ -220,6 +215,27 @@ class JobContext:
         return [f.result() for f in futures]
 
 
+class JobContext(ChunkRunner):
+    """What a job gets as ``progress``: writes to its row, raises :class:`JobCancelled`."""
+
+    def __init__(self, job_id: int, chunks: Executor) -> None:
+        super().__init__(chunks)
+        self.job_id = job_id
+
+    def __call__(self, done: int, total: int) -> None:
+        self.check()
+        _set(self.job_id, done=done, total=total)
+
+    def cancelled(self) -> bool:
+        status = db.session.scalar(select(Job.status).where(Job.id == self.job_id))
+        db.session.commit()  # end the read, so the next one sees a fresh snapshot
+        return status == "cancelled"
+
+    def check(self) -> None:
+        if self.cancelled():
+            raise JobCancelled(f"job {self.job_id} was cancelled")
+
+
 def sequential_map(progress: Progress, fn, calls, shared, done, total, advance) -> list:
     """:meth:`JobContext.map` in the caller, reporting to a plain ``progress(done, total)``."""
     results = []
@@ -232,8 +248,8 @@ def sequential_map(progress: Progress, fn, calls, shared, done, total, advance) 
 
 
 def chunk_map(progress, fn, calls, *, shared=None, done=0, total=None, advance=True) -> list:
-    """``progress.map(...)`` for a job context; in the caller for a plain callback (tests)."""
-    if isinstance(progress, JobContext):
+    """``progress.map(...)`` for a :class:`ChunkRunner`; in the caller for a plain callback."""
+    if isinstance(progress, ChunkRunner):
         return progress.map(fn, calls, shared=shared, done=done, total=total, advance=advance)
     total = len(calls) + done if total is None else total
     return sequential_map(progress, fn, calls, shared, done, total, advance)

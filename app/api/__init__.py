@@ -4,4 +4,12 @@ from flask import Blueprint
 
 bp = Blueprint("api", __name__)
 
-from app.api import analytics, decisions, manage, projects, review, routes  # noqa: E402,F401
+from app.api import (  # noqa: E402,F401
+    analytics,
+    decisions,
+    manage,
+    projects,
+    review,
+    routes,
+    trajectory,
+)
