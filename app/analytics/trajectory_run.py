@@ -4,7 +4,8 @@ Every heavy pass goes through :func:`app.jobs.chunk_map`, so a job run on Dask s
 chunks over the cluster, reports chunks done/total and stops on a cancel; from the CLI or a
 test the same code runs in the caller. Distances with a compiled kernel
 (:data:`app.core.trajectory.search.COMPILED`) take the chunked path; the synchronized
-distance keeps the plain search.
+distance keeps the plain search. Chunk functions live in :mod:`app.core.trajectory` (bar the
+plain one), so Dask workers import no Flask code.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from app.core.trajectory.distances import Calibration
 from app.core.trajectory.linkage import LinkageResult, record_linkage, windowed_record_linkage
 from app.core.trajectory.search import (
     COMPILED,
-    SearchPlan,
-    calibration_chunk,
+    calibration_part,
     finish_calibration,
     finish_search,
     plan_calibration,
@@ -37,20 +37,11 @@ SWEEP_PERCENTS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 ENSEMBLE = ("martinez2021", "corrected", "dtw", "frechet", "hausdorff", "edr")
 
 
-def _calibration_part(shared, lo, hi):
-    flat, corrected = shared
-    return calibration_chunk(flat, corrected, lo, hi)
-
-
-def _search_part(plan: SearchPlan, lo, hi):
-    return search_chunk(plan, lo, hi)
-
-
 def calibrate(progress, originals, corrected: bool, total: int) -> Calibration:
     """λ and max_dist over the originals, in chunks (progress stays at 0 of ``total``)."""
     flat, ranges = plan_calibration(originals, corrected, CALIBRATION_CHUNKS)
     parts = chunk_map(
-        progress, _calibration_part, ranges, shared=(flat, corrected), total=total, advance=False
+        progress, calibration_part, ranges, shared=(flat, corrected), total=total, advance=False
     )
     return finish_calibration(len(flat), parts)
 
@@ -66,7 +57,7 @@ def search(progress, name, originals, anonymized, lam, *, windowed, percent, don
         return _plain_search(progress, originals, anonymized, windowed, percent, done, total)
     plan = plan_search(name, originals, anonymized, lam, windowed=windowed, percent=percent)
     parts = chunk_map(
-        progress, _search_part, query_chunks(plan, size), shared=plan, done=done, total=total
+        progress, search_chunk, query_chunks(plan, size), shared=plan, done=done, total=total
     )
     return finish_search(plan, [x for part in parts for x in part])
 

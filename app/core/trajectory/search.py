@@ -41,6 +41,7 @@ __all__ = [
     "COMPILED",
     "SearchPlan",
     "calibration_chunk",
+    "calibration_part",
     "compiled_distance",
     "fast_calibrate",
     "fast_linkage",
@@ -92,6 +93,12 @@ def calibration_chunk(flat: Flat, corrected: bool, lo: int, hi: int):
     factor = 1 / 3.6 if corrected else 1.0
     max_s, max_t = kernels.calibration_rows(flat.arrays, flat.speed, factor, lo, hi, out_s, out_t)
     return out_s, out_t, max_s, max_t
+
+
+def calibration_part(shared: tuple[Flat, bool], lo: int, hi: int):
+    """:func:`calibration_chunk` in the ``fn(shared, *args)`` form of a chunked map."""
+    flat, corrected = shared
+    return calibration_chunk(flat, corrected, lo, hi)
 
 
 def finish_calibration(n: int, parts) -> Calibration:
