@@ -164,7 +164,9 @@ def window_bounds(sorted_rho: np.ndarray, x: np.ndarray, m: float):
 def _rho(name: str, lam: float, flat: Flat, trajectories, ref: Trajectory) -> np.ndarray:
     if COMPILED[name] == kernels.MARTINEZ:  # the oracle, so windows are the reference's
         cls = MartinezCorrected if name == "corrected" else Martinez2021
-        return cls(lam).one_to_many(ref, Pack(list(trajectories)))
+        dist, pack = cls(lam), Pack(list(trajectories))
+        pack._speeds[dist.speed] = flat.speed  # the same function's values: compute them once
+        return dist.one_to_many(ref, pack)
     ref_flat = Flat.build([ref], _speed(name))
     out = np.full((1, len(flat)), np.nan)
     kernels.search_chunk(
