@@ -149,3 +149,10 @@ def test_separate_scheduler_and_worker_processes(dask_app, tmp_path, original_cs
             jobs._pools.pop(key).shutdown(wait=True)
         for process in reversed(processes):
             _stop(process)
+
+
+def test_thread_executor_runs_the_chunks_on_threads(app, original_csv, anonymized_csv):
+    app.config["JOBS_EXECUTOR"] = "thread"
+    job = run_job(app, original_csv, anonymized_csv, distance="dtw")
+    assert job.status == "done", job.error
+    assert job.result["report"]["rl_exact"] == "13/46" and job.progress_done == 46
