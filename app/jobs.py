@@ -27,18 +27,24 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import (
-    FIRST_COMPLETED,
     Executor,
     Future,
     ProcessPoolExecutor,
     ThreadPoolExecutor,
-    wait,
 )
 
 from flask import Flask, current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
+from app.job_chunks import (  # noqa: F401  (re-exported: the seam's public names)
+    ChunkRunner,
+    DaskExecutor,
+    InlineExecutor,
+    Progress,
+    chunk_map,
+    sequential_map,
+)
 from app.job_recovery import owner_id
 from app.models import Job
 from app.models.base import utcnow
@@ -57,45 +63,10 @@ _CHILD_KEYS = (
 _pools: dict[str, Executor] = {}
 _pools_lock = threading.Lock()
 _child_apps: dict[tuple, Flask] = {}
-POLL_SECONDS = 1.0  # how often a waiting job looks for a cancel and beats its heart
-
-Progress = Callable[[int, int], None]
 
 
 class JobCancelled(Exception):
     """Raised inside a job whose row was marked cancelled; the row keeps its status."""
-
-
-class InlineExecutor(Executor):
-    """Run each call at once in the caller's thread (tests, and the CLI)."""
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 (the future carries it, as a pool's would)
-            future.set_exception(exc)
-        return future
-
-
-class DaskExecutor(Executor):
-    """``Client.get_executor()`` plus ``share``: big read-only inputs go to the cluster once."""
-
-    def __init__(self, address: str | None) -> None:
-        from distributed import Client
-
-        self.client = Client(address) if address else Client(processes=False)
-        self._executor = self.client.get_executor()
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        return self._executor.submit(fn, *args, **kwargs)
-
-    def share(self, value):
-        return self.client.scatter(value, broadcast=True, hash=False)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self._executor.shutdown(wait=wait)
-        self.client.close()
 
 
 def executor_name(app: Flask) -> str:
@@ -172,49 +143,6 @@ def cancel(job_id: int) -> bool:
     return done.rowcount == 1
 
 
-class ChunkRunner:
-    """A ``progress(done, total)`` callback that can also run chunks on an executor.
-
-    The CLI uses it as it is (``report`` prints progress); :class:`JobContext` writes the
-    progress to the job's row and stops on a cancel.
-    """
-
-    def __init__(self, chunks: Executor, report: Progress | None = None) -> None:
-        self.chunks, self.report = chunks, report
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.report is not None:
-            self.report(done, total)
-
-    def map(
-        self, fn: Callable, calls: list[tuple], *, shared=None, done=0, total=None, advance=True
-    ) -> list:
-        """``[fn(shared, *args) for args in calls]`` on the chunk executor, results in order.
-
-        Progress goes to the row as ``(done + chunks finished, total)`` (just ``(done,
-        total)`` with ``advance=False``: a preparatory pass that only beats the heart); a
-        cancel cancels the chunks not yet started and raises :class:`JobCancelled`.
-        """
-        total = len(calls) + done if total is None else total
-        if isinstance(self.chunks, InlineExecutor):
-            return sequential_map(self, fn, calls, shared, done, total, advance)
-        value = self.chunks.share(shared) if hasattr(self.chunks, "share") else shared
-        futures = [self.chunks.submit(fn, value, *args) for args in calls]
-        pending, finished = set(futures), 0
-        try:
-            while pending:
-                ready, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-                finished += len(ready)
-                for future in ready:
-                    future.result()  # a failed chunk fails the job now
-                self(done + (finished if advance else 0), total)
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
-        return [f.result() for f in futures]
-
-
 class JobContext(ChunkRunner):
     """What a job gets as ``progress``: writes to its row, raises :class:`JobCancelled`."""
 
@@ -234,25 +162,6 @@ class JobContext(ChunkRunner):
     def check(self) -> None:
         if self.cancelled():
             raise JobCancelled(f"job {self.job_id} was cancelled")
-
-
-def sequential_map(progress: Progress, fn, calls, shared, done, total, advance) -> list:
-    """:meth:`JobContext.map` in the caller, reporting to a plain ``progress(done, total)``."""
-    results = []
-    for k, args in enumerate(calls):
-        progress(done + (k if advance else 0), total)
-        results.append(fn(shared, *args))
-    if advance:
-        progress(done + len(calls), total)
-    return results
-
-
-def chunk_map(progress, fn, calls, *, shared=None, done=0, total=None, advance=True) -> list:
-    """``progress.map(...)`` for a :class:`ChunkRunner`; in the caller for a plain callback."""
-    if isinstance(progress, ChunkRunner):
-        return progress.map(fn, calls, shared=shared, done=done, total=total, advance=advance)
-    total = len(calls) + done if total is None else total
-    return sequential_map(progress, fn, calls, shared, done, total, advance)
 
 
 def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
