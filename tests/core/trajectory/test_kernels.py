@@ -168,3 +168,19 @@ def test_martinez_needs_lambda_and_originals(originals, anonymized):
         fast_linkage("martinez2021", originals, anonymized, None)
     with pytest.raises(ValueError, match="at least one"):
         fast_linkage("dtw", [], anonymized, None)
+
+
+def test_compiled_martinez_gives_the_references_distances(originals, anonymized, expected):
+    ref = expected["martinez2021"]
+    orig, anon = {t.id: t for t in originals}, {t.id: t for t in anonymized}
+    for case in ref["distances_original_vs_anonymized_m"]:
+        d = compiled_distance(
+            "martinez2021", orig[case["original_id"]], anon[case["anonymized_id"]], ref["lambda"]
+        )
+        assert d == pytest.approx(case["d"], rel=REL)
+    for case in ref["within_original_dataset"]:
+        lam = ref["lambda"] if case["lambda"] == "computed" else case["lambda"]
+        d = compiled_distance("martinez2021", orig[case["a"]], orig[case["b"]], lam)
+        if case.get("normalized"):
+            d /= case.get("max_dist", ref["max_dist"])
+        assert d == pytest.approx(case["d"], rel=REL)
