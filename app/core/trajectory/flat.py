@@ -15,10 +15,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.trajectory.distances import speed_kmh
+from app.core.trajectory.distances import haversine_km, speed_kmh
 from app.core.trajectory.model import Trajectory
 
-__all__ = ["Flat"]
+__all__ = ["Flat", "speeds_kmh"]
+
+_GRID_LIMIT = 20_000_000  # cells of the padded segment grid; beyond it, one call per trajectory
+
+
+def speeds_kmh(trajectories: Sequence[Trajectory]) -> np.ndarray:
+    """:func:`.distances.speed_kmh` of every trajectory, with identical values, in bulk.
+
+    The same element-wise operations on all points at once; each trajectory's ratios are then
+    summed left to right (``cumsum`` along a zero-padded row), exactly as the per-trajectory
+    function sums them.
+    """
+    lengths = np.array([len(x) for x in trajectories], dtype=np.int64)
+    width = int(lengths.max(initial=1)) - 1
+    if width < 1 or len(lengths) * width > _GRID_LIMIT:
+        return np.array([speed_kmh(x) for x in trajectories], dtype=np.float64)
+    lat = np.concatenate([x.lat for x in trajectories])
+    lon = np.concatenate([x.lon for x in trajectories])
+    t = np.concatenate([x.t for x in trajectories])
+    s = haversine_km(lat[:-1], lon[:-1], lat[1:], lon[1:])  # boundary segments are unused
+    dt = np.diff(t).astype(np.float64)
+    ratios = np.divide(s, dt, out=np.zeros_like(s), where=dt != 0)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    col = np.arange(width)
+    valid = col[None, :] < (lengths - 1)[:, None]
+    grid = np.zeros((len(lengths), width))
+    grid[valid] = ratios[(starts[:, None] + col[None, :])[valid]]
+    moving = lengths >= 2
+    sums = np.cumsum(grid, axis=1)[np.arange(len(lengths)), np.maximum(lengths - 2, 0)]
+    out = np.zeros(len(lengths))
+    out[moving] = sums[moving] / (lengths[moving] - 1) * 3600
+    return out
 
 
 COS_LAT, SIN_HLAT, COS_HLAT, SIN_HLON, COS_HLON, TIME = range(6)
@@ -58,7 +89,11 @@ class Flat:
             ids=np.array([x.id for x in trajectories], dtype=np.int64),
             offsets=offsets,
             points=points,
-            speed=np.array([speed(x) for x in trajectories], dtype=np.float64),
+            speed=(
+                speeds_kmh(trajectories)
+                if speed is speed_kmh
+                else np.array([speed(x) for x in trajectories], dtype=np.float64)
+            ),
         )
 
     def __len__(self) -> int:

@@ -13,7 +13,9 @@ from app.core.trajectory.distances import (
     MartinezCorrected,
     calibrate,
     index_schedule,
+    speed_kmh,
 )
+from app.core.trajectory.flat import speeds_kmh
 from app.core.trajectory.linkage import (
     nearest_position,
     record_linkage,
@@ -184,3 +186,14 @@ def test_compiled_martinez_gives_the_references_distances(originals, anonymized,
         if case.get("normalized"):
             d /= case.get("max_dist", ref["max_dist"])
         assert d == pytest.approx(case["d"], rel=REL)
+
+
+@settings(deadline=None)
+@given(st.lists(trajectories(max_size=9), min_size=1, max_size=6))
+def test_bulk_speeds_equal_the_per_trajectory_ones_exactly(many):
+    assert speeds_kmh(many).tolist() == [speed_kmh(t) for t in many]
+
+
+def test_bulk_speeds_on_the_mock_data(originals, anonymized):
+    for group in (originals, anonymized):
+        assert speeds_kmh(group).tolist() == [speed_kmh(t) for t in group]
