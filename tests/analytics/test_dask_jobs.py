@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -151,8 +152,11 @@ def test_separate_scheduler_and_worker_processes(dask_app, tmp_path, original_cs
             _stop(process)
 
 
-def test_thread_executor_runs_the_chunks_on_threads(app, original_csv, anonymized_csv):
+def test_thread_executor_runs_the_chunks_on_threads(app, monkeypatch, original_csv, anonymized_csv):
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setitem(jobs._pools, "thread", pool)
     app.config["JOBS_EXECUTOR"] = "thread"
     job = run_job(app, original_csv, anonymized_csv, distance="dtw")
+    pool.shutdown(wait=True)  # the job's thread is done with the database before teardown
     assert job.status == "done", job.error
     assert job.result["report"]["rl_exact"] == "13/46" and job.progress_done == 46

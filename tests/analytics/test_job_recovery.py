@@ -67,8 +67,11 @@ def test_a_silent_job_elsewhere_fails_only_after_the_stale_delay(app):
 def test_start_up_reconciles(app, database_config):
     with app.app_context():
         gone = add_job(owner=f"{socket.gethostname()}:{dead_pid()}")
-    create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False,
-                "JOBS_RECONCILE_ON_START": True, **database_config})  # fmt: skip
+    started = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False,
+                          "JOBS_RECONCILE_ON_START": True, **database_config})  # fmt: skip
+    with started.app_context():
+        for engine in db.engines.values():
+            engine.dispose()  # its pooled connections would outlive the test
     with app.app_context():
         assert db.session.get(Job, gone).status == "failed"
 
