@@ -6,6 +6,7 @@ bp = Blueprint("api", __name__)
 
 from app.api import (  # noqa: E402,F401
     analytics,
+    belief,
     decisions,
     manage,
     projects,
