@@ -56,7 +56,7 @@ def run_job(app, original_csv, anonymized_csv, **options) -> Job:
 
 def test_local_cluster_runs_the_job_in_chunks(dask_app, original_csv, anonymized_csv):
     with LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     ) as cluster:
         dask_app.config["DASK_SCHEDULER_ADDRESS"] = cluster.scheduler_address
         job = run_job(
@@ -85,7 +85,7 @@ def slow_job(n: int, *, progress) -> dict:
 def test_cancel_on_dask_stops_the_chunks(dask_app):
     RAN.clear()
     with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as cluster:
         dask_app.config["DASK_SCHEDULER_ADDRESS"] = cluster.scheduler_address
         with dask_app.app_context():
