@@ -60,6 +60,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         from app.database import upgrade_embedded_database
 
         upgrade_embedded_database(app)
+    if app.config.get("JOBS_RECONCILE_ON_START", not app.testing):
+        from app.job_recovery import reconcile_at_start
+
+        reconcile_at_start(app)  # jobs left running by a dead process fail with a reason
     return app
 
 

@@ -6,30 +6,53 @@ hands ``fn`` to a ``concurrent.futures.Executor`` chosen by ``JOBS_EXECUTOR``:
 - ``"inline"`` (the default under ``TESTING``) runs the job before ``submit`` returns;
 - ``"thread"`` runs it on a small thread pool in the web process;
 - ``"process"`` (the default otherwise) runs it in a spawned process pool, which builds its
-  own app from the database settings.
+  own app from the database settings;
+- ``"dask"`` runs the job's driver on a thread of the web process and its chunks on a Dask
+  cluster (``DASK_SCHEDULER_ADDRESS``; a local cluster when unset) through
+  ``Client.get_executor()``.
 
-``fn(*args, progress=callback)`` returns a JSON-serialisable dict; ``callback(done, total)``
-writes the progress to the row in a session of its own. The result or the error lands on the
-row, so any web worker can show it and a crashed pool is recorded, not lost.
+``fn(*args, progress=ctx)`` returns a JSON-serialisable dict. ``ctx(done, total)`` writes the
+progress to the row in a session of its own; ``ctx.map(chunk_fn, calls, shared=...)`` runs
+pure chunk functions on the chunk executor (threads, or the Dask cluster), writes chunks
+done/total and stops, cancelling what has not run, once the job is cancelled
+(:func:`cancel`). The result or the error lands on the row, so any web worker can show it and
+a crashed pool is recorded, not lost. Restart safety lives in :mod:`app.job_recovery`.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import (
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+)
 
 from flask import Flask, current_app
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.extensions import db
+from app.job_chunks import (  # noqa: F401  (re-exported: the seam's public names)
+    ChunkRunner,
+    DaskExecutor,
+    InlineExecutor,
+    Progress,
+    chunk_map,
+    sequential_map,
+)
+from app.job_recovery import owner_id
 from app.models import Job
+from app.models.base import utcnow
 
 log = logging.getLogger(__name__)
 
-EXECUTORS = ("inline", "thread", "process")
+EXECUTORS = ("inline", "thread", "process", "dask")
+ACTIVE = ("queued", "running")
 # The settings a pool process needs to reach the same database as the web process.
 _CHILD_KEYS = (
     "SQLALCHEMY_DATABASE_URI",
@@ -41,48 +64,57 @@ _pools: dict[str, Executor] = {}
 _pools_lock = threading.Lock()
 _child_apps: dict[tuple, Flask] = {}
 
-Progress = Callable[[int, int], None]
 
-
-class InlineExecutor(Executor):
-    """Run each call at once in the caller's thread (tests, and the CLI)."""
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 (the future carries it, as a pool's would)
-            future.set_exception(exc)
-        return future
+class JobCancelled(Exception):
+    """Raised inside a job whose row was marked cancelled; the row keeps its status."""
 
 
 def executor_name(app: Flask) -> str:
     """The configured executor, ``inline`` under TESTING unless set."""
-    name = app.config.get("JOBS_EXECUTOR") or ("inline" if app.testing else "process")
+    name = (
+        app.config.get("JOBS_EXECUTOR")
+        or os.environ.get("JOBS_EXECUTOR")
+        or ("inline" if app.testing else "process")
+    )
     if name not in EXECUTORS:
         raise ValueError(f"JOBS_EXECUTOR must be one of {', '.join(EXECUTORS)}, not {name!r}")
     return name
 
 
-def get_executor(name: str) -> Executor:
-    """The shared executor of that name (created on first use)."""
+def dask_address(app: Flask) -> str | None:
+    return app.config.get("DASK_SCHEDULER_ADDRESS") or os.environ.get("DASK_SCHEDULER_ADDRESS")
+
+
+def get_executor(name: str, address: str | None = None) -> Executor:
+    """The shared executor of that name (created on first use).
+
+    ``"chunks"`` is the thread pool that runs a job's chunks outside Dask (the kernels release
+    the GIL); ``"dask-driver"`` runs the drivers of Dask jobs in the web process.
+    """
     if name == "inline":
         return InlineExecutor()
+    key = f"dask@{address}" if name == "dask" else name
     with _pools_lock:
-        if name not in _pools:
+        if key not in _pools:
             if name == "thread":
-                _pools[name] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="job")
+                _pools[key] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="job")
+            elif name in ("chunks", "dask-driver"):
+                workers = (os.cpu_count() or 2) if name == "chunks" else 2
+                _pools[key] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+            elif name == "dask":
+                _pools[key] = DaskExecutor(address)
             else:
                 context = multiprocessing.get_context("spawn")  # no forked DB connections
-                _pools[name] = ProcessPoolExecutor(max_workers=2, mp_context=context)
-        return _pools[name]
+                _pools[key] = ProcessPoolExecutor(max_workers=2, mp_context=context)
+        return _pools[key]
 
 
 def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int:
     """Create a queued Job row, commit it and run ``fn(*args, progress=...)``; return its id."""
     app = current_app._get_current_object()
     name = executor_name(app)
-    job = Job(kind=kind, status="queued", created_by=created_by)
+    job = Job(kind=kind, status="queued", created_by=created_by, owner=owner_id())
+    job.heartbeat_at = utcnow()
     db.session.add(job)
     db.session.flush()
     job_id = job.id
@@ -90,10 +122,46 @@ def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int
     if name == "process":
         config = {k: app.config[k] for k in _CHILD_KEYS if k in app.config}
         future = get_executor(name).submit(_run_in_child, config, job_id, fn, args)
+    elif name == "dask":
+        chunks = get_executor("dask", dask_address(app))
+        future = get_executor("dask-driver").submit(_run_in_app, app, job_id, fn, args, chunks)
     else:
-        future = get_executor(name).submit(_run_in_app, app, job_id, fn, args)
+        chunks = InlineExecutor() if name == "inline" else get_executor("chunks")
+        future = get_executor(name).submit(_run_in_app, app, job_id, fn, args, chunks)
     future.add_done_callback(lambda f: _record_crash(app, job_id, f))
     return job_id
+
+
+def cancel(job_id: int) -> bool:
+    """Mark a queued or running job cancelled (its chunks stop); False if it had finished."""
+    done = db.session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.status.in_(ACTIVE))
+        .values(status="cancelled", error="cancelled by an administrator")
+    )
+    db.session.commit()
+    return done.rowcount == 1
+
+
+class JobContext(ChunkRunner):
+    """What a job gets as ``progress``: writes to its row, raises :class:`JobCancelled`."""
+
+    def __init__(self, job_id: int, chunks: Executor) -> None:
+        super().__init__(chunks)
+        self.job_id = job_id
+
+    def __call__(self, done: int, total: int) -> None:
+        self.check()
+        _set(self.job_id, done=done, total=total)
+
+    def cancelled(self) -> bool:
+        status = db.session.scalar(select(Job.status).where(Job.id == self.job_id))
+        db.session.commit()  # end the read, so the next one sees a fresh snapshot
+        return status == "cancelled"
+
+    def check(self) -> None:
+        if self.cancelled():
+            raise JobCancelled(f"job {self.job_id} was cancelled")
 
 
 def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
@@ -101,33 +169,50 @@ def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
     if key not in _child_apps:
         from app import create_app
 
-        _child_apps[key] = create_app({**config, "AUTO_UPGRADE": False})
-    _run_in_app(_child_apps[key], job_id, fn, args)
+        _child_apps[key] = create_app(
+            {**config, "AUTO_UPGRADE": False, "JOBS_RECONCILE_ON_START": False}
+        )
+    _run_in_app(_child_apps[key], job_id, fn, args, get_executor("chunks"))
 
 
-def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple) -> None:
+def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Executor) -> None:
     # A fresh app context means a fresh session: the job never shares the request's.
     with app.app_context():
         try:
-            _set(job_id, status="running")
-            result = fn(*args, progress=lambda done, total: _set(job_id, done=done, total=total))
+            if not _set(job_id, status="running", owner=owner_id(), expect="queued"):
+                return  # cancelled (or reconciled) before it started
+            result = fn(*args, progress=JobContext(job_id, chunks))
+        except JobCancelled:
+            db.session.rollback()
+            log.info("job %s stopped: cancelled", job_id)
+            return
         except Exception as exc:  # noqa: BLE001 (any failure is recorded on the row)
             db.session.rollback()
             log.exception("job %s failed", job_id)
-            _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+            _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="running")
             return
-        _set(job_id, status="done", result=result)
+        finally:
+            db.session.remove()
+        _set(job_id, status="done", result=result, expect="running")
         db.session.remove()
 
 
-def _set(job_id: int, *, done=None, total=None, **values) -> None:
-    """Write progress, status, result or error to the row and commit at once."""
+def _set(job_id: int, *, done=None, total=None, expect: str | None = None, **values) -> bool:
+    """Write progress, status, result or error (and a heartbeat) and commit at once.
+
+    With ``expect``, only a row in that status is written (a cancelled job stays cancelled);
+    returns whether the row was written.
+    """
     if done is not None:
         values["progress_done"] = done
     if total is not None:
         values["progress_total"] = total
-    db.session.execute(update(Job).where(Job.id == job_id).values(**values))
+    query = update(Job).where(Job.id == job_id)
+    if expect is not None:
+        query = query.where(Job.status == expect)
+    written = db.session.execute(query.values(heartbeat_at=utcnow(), **values)).rowcount
     db.session.commit()
+    return written == 1
 
 
 def _record_crash(app: Flask, job_id: int, future: Future) -> None:
@@ -136,5 +221,6 @@ def _record_crash(app: Flask, job_id: int, future: Future) -> None:
     if exc is None:
         return
     with app.app_context():
-        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="running")
+        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="queued")
         db.session.remove()

@@ -15,6 +15,7 @@ from app.analytics.trajectory import (
     read_uploads,
     trajectory_risk,
 )
+from app.analytics.trajectory_charts import job_charts
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 from app.extensions import db
@@ -131,4 +132,17 @@ def job(job_id: int):
     record = db.session.get(Job, job_id)
     if record is None:
         abort(404)
-    return render_template("analytics/job.html", job=record)
+    figures = {}
+    if record.kind == "trajectory_risk" and record.status == "done":
+        figures = job_charts(record.result)
+    return render_template("analytics/job.html", job=record, charts=figures)
+
+
+@bp.post("/jobs/<int:job_id>/cancel")
+@roles_required("admin")
+def job_cancel(job_id: int):
+    if jobs.cancel(job_id):
+        flash("Job cancelled: its remaining chunks will not run.", "info")
+    else:
+        flash("The job had already finished.", "error")
+    return redirect(url_for("analytics.job", job_id=job_id))

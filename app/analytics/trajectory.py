@@ -11,17 +11,10 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import asdict, dataclass
-from fractions import Fraction
 
-from app.core.trajectory.distances import Martinez2021, MartinezCorrected, calibrate
-from app.core.trajectory.linkage import (
-    LinkageResult,
-    record_linkage,
-    window_size,
-    windowed_record_linkage,
-)
+from app.analytics import trajectory_run as run
+from app.core.trajectory.linkage import LinkageResult
 from app.core.trajectory.model import Trajectory, TrajectoryFormatError, read_trajectories
-from app.core.trajectory.shape import discrete_frechet, dtw, synchronized_haversine
 
 DISTANCES = {
     "martinez2021": "Martinez et al. 2021, as the reference computes it",
@@ -29,10 +22,14 @@ DISTANCES = {
     "synchronized": "Synchronized haversine (positions at the same instants)",
     "dtw": "Dynamic time warping (haversine ground distance)",
     "frechet": "Discrete Fréchet (haversine ground distance)",
+    "hausdorff": "Hausdorff (haversine ground distance; order and time ignored)",
+    "edr": "Edit distance on real sequences, time-aware (500 m, 15 min)",
+    "ensemble": "Attacker ensemble: every distance above but synchronized; RL is the worst",
 }
-_SHAPE = {"synchronized": synchronized_haversine, "dtw": dtw, "frechet": discrete_frechet}
-PROGRESS_STEPS = 50  # at most this many progress writes per pass
 MAX_BYTES = 50 * 2**20  # per uploaded file
+
+
+_YES = ("on", "1", "true", "y")
 
 
 class OptionsError(ValueError):
@@ -47,6 +44,7 @@ class RiskOptions:
     lam: float | None = None  # None: calibrated over the originals
     compare_exact: bool = True  # with a windowed search, run the exact one too
     top: int = 25
+    sweep: bool = False  # also run windowed searches at SWEEP_PERCENTS (RL, time vs window)
 
 
 def _number(text: str, field: str) -> float | None:
@@ -79,8 +77,13 @@ def parse_options(form) -> RiskOptions:
     top = _number(form.get("top", "") or "25", "Top N")
     if top is None or top != int(top) or not 1 <= top <= 1000:
         raise OptionsError("Top N must be a whole number from 1 to 1000")
-    compare = search == "windowed" and form.get("compare_exact") in ("on", "1", "true", "y")
-    return RiskOptions(distance, search, percent, lam, compare or search == "exact", int(top))
+    compare = search == "windowed" and form.get("compare_exact") in _YES
+    if distance == "ensemble" and search == "windowed":
+        raise OptionsError("the attacker ensemble runs the exact search only")
+    return RiskOptions(
+        distance, search, percent, lam, compare or search == "exact", int(top),
+        sweep=form.get("sweep") in _YES and distance != "ensemble",
+    )  # fmt: skip
 
 
 def check_upload(text: str, label: str) -> list[Trajectory]:
@@ -123,32 +126,27 @@ def read_uploads(form, files, limit: int = MAX_BYTES) -> tuple[dict, tuple[str, 
     return asdict(options), (texts[0], texts[1]), names
 
 
-def _distance(options: RiskOptions, originals: list[Trajectory]):
-    if options.distance in _SHAPE:
-        return _SHAPE[options.distance], None
-    corrected = options.distance == "corrected"
-    lam = options.lam
-    if lam is None:
-        lam = calibrate(originals, corrected=corrected).lam
-    return (MartinezCorrected if corrected else Martinez2021)(lam), lam
+def _calibrated(progress, name: str, opts: RiskOptions, originals, total: int):
+    """(λ, max_dist) for a Martinez distance (max_dist only when calibrated), else (None, None)."""
+    if name not in ("martinez2021", "corrected"):
+        return None, None
+    if opts.lam is not None:
+        return opts.lam, None
+    cal = run.calibrate(progress, originals, name == "corrected", total)
+    return cal.lam, cal.max_dist
 
 
-def _search(originals, anonymized, distance, percent, windowed, progress, offset, total):
-    """One pass in chunks, so progress can be written between them."""
-    step = max(1, math.ceil(len(anonymized) / PROGRESS_STEPS))
-    links = []
-    for start in range(0, len(anonymized), step):
-        chunk = anonymized[start : start + step]
-        if windowed:
-            part = windowed_record_linkage(originals, chunk, distance, percent)
-        else:
-            part = record_linkage(originals, chunk, distance)
-        links.extend(part.links)
-        progress(offset + start + len(chunk), total)
-    n = len(originals)
-    risk = sum((link.probability for link in links), Fraction(0)) / n
-    window = window_size(n, percent) if windowed else None
-    return LinkageResult(risk, n, len(links), window, tuple(links))
+def _passes(opts: RiskOptions) -> list[tuple[str, bool, float | None]]:
+    """The search passes: (distance, windowed, window percent)."""
+    if opts.distance == "ensemble":
+        return [(name, False, None) for name in run.ENSEMBLE]
+    passes = [(opts.distance, False, None)]
+    if opts.search == "windowed":
+        windowed = (opts.distance, True, opts.window_percent)
+        passes = [windowed, *passes] if opts.compare_exact else [windowed]
+    if opts.sweep:
+        passes += [(opts.distance, True, p) for p in run.SWEEP_PERCENTS]
+    return passes
 
 
 def _finite(x: float) -> float | None:
@@ -184,21 +182,64 @@ def _summary(result: LinkageResult, top: int) -> dict:
 def trajectory_risk(
     original_csv: str, anonymized_csv: str, options: dict, names: dict, *, progress
 ) -> dict:
-    """The job: RL of the anonymized file against the original, exact and/or windowed."""
+    """The job: RL of the anonymized file against the original (exact, windowed, sweep, ensemble).
+
+    ``result["report"]`` is the CLI's ``--json`` object for the main search (for an ensemble,
+    the worst-case distance, with RL per distance under ``"ensemble"``).
+    """
     opts = RiskOptions(**options)
     originals = check_upload(original_csv, names.get("original", "original file"))
     anonymized = check_upload(anonymized_csv, names.get("anonymized", "anonymized file"))
-    distance, lam = _distance(opts, originals)
-    passes = [False]  # windowed: True, then the exact pass to compare with
-    if opts.search == "windowed":
-        passes = [True, False] if opts.compare_exact else [True]
-    total = len(anonymized) * len(passes)
+    passes = _passes(opts)
+    total = run.passes_of(len(anonymized), len(passes))
     progress(0, total)
-    out = {"options": asdict(opts), "files": names, "lambda": lam}
-    for k, windowed in enumerate(passes):
-        result = _search(
-            originals, anonymized, distance, opts.window_percent, windowed,
-            progress, k * len(anonymized), total,
+    step = run.passes_of(len(anonymized), 1)
+    calibrations, results, sweep = {}, {}, []
+    for k, (name, windowed, percent) in enumerate(passes):
+        if name not in calibrations:
+            calibrations[name] = run.timed(_calibrated, progress, name, opts, originals, total)
+        (lam, _), _ = calibrations[name]
+        result, seconds = run.timed(
+            run.search, progress, name, originals, anonymized, lam,
+            windowed=windowed, percent=percent, done=k * step, total=total,
         )  # fmt: skip
-        out["windowed" if windowed else "exact"] = _summary(result, opts.top)
+        if k >= len(passes) - (len(run.SWEEP_PERCENTS) if opts.sweep else 0):
+            sweep.append(_sweep_row(percent, result, seconds))
+        else:
+            results[(name, windowed)] = (result, seconds)
+    return _assemble(opts, names, calibrations, results, sweep)
+
+
+def _sweep_row(percent, result: LinkageResult, seconds: float) -> dict:
+    return {
+        "percent": percent,
+        "window": result.window,
+        "rl_percent": result.percent,
+        "rl_exact": str(result.risk),
+        "seconds": seconds,
+        "candidates": sum(link.candidates for link in result.links),
+        "missed": sum(not link.true_in_candidates for link in result.links),
+    }
+
+
+def _assemble(opts, names, calibrations, results, sweep) -> dict:
+    main_name = opts.distance
+    if opts.distance == "ensemble":
+        by_name = {name: r for (name, _), (r, _) in results.items()}
+        main_name = max(by_name, key=lambda name: by_name[name].risk)
+    (lam, max_dist), cal_seconds = calibrations[main_name]
+    out = {"options": asdict(opts), "files": names, "lambda": lam, "max_dist": max_dist}
+    for (name, windowed), (result, _) in results.items():
+        if name == main_name:
+            key = "windowed" if windowed else "exact"
+            out[key] = {**_summary(result, opts.top), "histogram": run.nearest_histogram(result)}
+    main, seconds = results[(main_name, opts.search == "windowed" and main_name == opts.distance)]
+    out["report"] = run.cli_report(main, lam, max_dist, seconds + cal_seconds, main_name)
+    if sweep:
+        out["sweep"] = sweep
+    if opts.distance == "ensemble":
+        out["ensemble"] = run.ensemble_report(by_name, opts.top)
+        out["report"]["ensemble"] = {
+            k: v for k, v in out["ensemble"].items() if k != "trajectories"
+        }
     return out

@@ -29,4 +29,6 @@ def admin_job(job_id: int):
         progress_total=job.progress_total,
         result=job.result if job.status == "done" else None,
         error=job.error,
+        # the CLI's --json object, for jobs that have one (trajectory risk)
+        report=(job.result or {}).get("report") if job.status == "done" else None,
     )

@@ -3,6 +3,7 @@
 from flask import Flask
 
 from app.cli import belief  # noqa: F401 (adds its commands to the analytics group)
+from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl`)
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
 from app.cli.users import users

@@ -1,10 +1,12 @@
-"""Trajectory distances beside Martinez2021: time-synchronized, DTW and discrete Fréchet.
+"""Trajectory distances beside Martinez2021: synchronized, DTW, Fréchet, Hausdorff and EDR.
 
-All three use the haversine ground distance in metres and are symmetric with ``D(T, T) = 0``.
+The first four use the haversine ground distance in metres and are symmetric with ``D(T, T) = 0``.
 Discrete Fréchet is a pseudometric on point sequences (it satisfies the triangle inequality),
 which Martinez2021 is not; DTW is not (it fails the triangle inequality); the synchronized
 distance compares positions at the same instants and is infinite for trajectories that never
-overlap in time.
+overlap in time. Hausdorff is a metric on point sets (order and time ignored). EDR counts edits
+and is time-aware: see :func:`edr`. These plain versions are the oracles of
+:mod:`app.core.trajectory.kernels`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,19 @@ import numpy as np
 from app.core.trajectory.distances import haversine_km
 from app.core.trajectory.model import Trajectory
 
-__all__ = ["discrete_frechet", "dtw", "ground_matrix_m", "synchronized_haversine"]
+__all__ = [
+    "EDR_EPS_M",
+    "EDR_TAU_S",
+    "discrete_frechet",
+    "dtw",
+    "edr",
+    "ground_matrix_m",
+    "hausdorff",
+    "synchronized_haversine",
+]
+
+EDR_EPS_M = 500.0  # EDR's spatial matching threshold (m): about the noise anonymizers add
+EDR_TAU_S = 900.0  # EDR's temporal matching threshold (s): 15 min covers typical time shifts
 
 
 def ground_matrix_m(t1: Trajectory, t2: Trajectory) -> np.ndarray:
@@ -72,3 +86,33 @@ def dtw(t1: Trajectory, t2: Trajectory) -> float:
 def discrete_frechet(t1: Trajectory, t2: Trajectory) -> float:
     """Discrete Fréchet distance (m), Eiter & Mannila (1994): least bottleneck alignment."""
     return _anti_diagonal_dp(ground_matrix_m(t1, t2), np.maximum)
+
+
+def hausdorff(t1: Trajectory, t2: Trajectory) -> float:
+    """Hausdorff distance (m): the farthest any point of one is from the other's nearest point."""
+    ground = ground_matrix_m(t1, t2)
+    return float(max(ground.min(axis=1).max(), ground.min(axis=0).max()))
+
+
+def edr(
+    t1: Trajectory, t2: Trajectory, eps_m: float = EDR_EPS_M, tau_s: float = EDR_TAU_S
+) -> float:
+    """Time-aware Edit Distance on Real sequences (Chen, Özsu & Oria, SIGMOD 2005), in [0, 1].
+
+    Two points match when they are at most ``eps_m`` metres apart (haversine) *and* at most
+    ``tau_s`` seconds apart; a match costs 0, a mismatch, an insertion or a deletion 1. The
+    edit count is divided by the longer length. Robust to outliers (one glitch costs one edit,
+    whatever its size), but coarse: many pairs tie, and RL then splits 1/|G| over the ties.
+    """
+    ground = ground_matrix_m(t1, t2)
+    dt = np.abs(t1.t[:, None] - t2.t[None, :])
+    cost = np.where((ground <= eps_m) & (dt <= tau_s), 0.0, 1.0)
+    n1, n2 = cost.shape
+    prev = np.arange(n2 + 1, dtype=np.float64)
+    for i in range(1, n1 + 1):
+        cur = np.empty(n2 + 1)
+        cur[0] = i
+        for j in range(1, n2 + 1):
+            cur[j] = min(prev[j - 1] + cost[i - 1, j - 1], prev[j] + 1.0, cur[j - 1] + 1.0)
+        prev = cur
+    return float(prev[n2] / max(n1, n2))

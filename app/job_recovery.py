@@ -1,0 +1,114 @@
+"""Restart safety for jobs: a job whose process died is failed with a reason, never left running.
+
+Every job row records its ``owner`` (``host:pid`` of the process that queued or runs it) and a
+``heartbeat_at`` refreshed by each progress write. :func:`reconcile_stale_jobs` (called on
+start by :func:`reconcile_at_start`, and usable from a CLI or a timer) fails each queued or
+running job whose owner is a process of this host that no longer exists, or that has shown
+no sign of life for ``JOBS_STALE_SECONDS`` (default 900; owners on other hosts cannot be
+asked). Clean-up specific to a kind of job (e.g. an import's staged rows) registers with
+:func:`on_stale` and runs in the same transaction, after the row is marked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import socket
+from collections.abc import Callable
+
+from flask import Flask
+from sqlalchemy import select, update
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.extensions import db
+from app.models import Job
+from app.models.base import utcnow
+
+log = logging.getLogger(__name__)
+
+STALE_SECONDS = 900
+StaleHook = Callable[[Job, str], None]
+_hooks: dict[str, list[StaleHook]] = {}
+
+
+def owner_id() -> str:
+    """``host:pid`` of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def on_stale(kind: str = "*") -> Callable[[StaleHook], StaleHook]:
+    """Register ``hook(job, reason)`` for stale jobs of ``kind`` (``"*"``: every kind)."""
+
+    def register(hook: StaleHook) -> StaleHook:
+        _hooks.setdefault(kind, []).append(hook)
+        return hook
+
+    return register
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
+def _aware(moment: dt.datetime | None) -> dt.datetime | None:
+    # SQLite hands back naive datetimes; they were written in UTC
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=dt.UTC)
+    return moment
+
+
+def stale_reason(job: Job, *, now: dt.datetime, stale_after: float) -> str | None:
+    """Why ``job`` (queued or running) can no longer finish, or None if it may."""
+    host, _, pid = (job.owner or "").rpartition(":")
+    if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+        verb = "running" if job.status == "running" else "queueing"
+        return f"the process {job.owner} {verb} it is gone (the server restarted or crashed)"
+    last = _aware(job.heartbeat_at) or _aware(job.updated_at) or _aware(job.created_at)
+    if last is not None and (now - last).total_seconds() > stale_after:
+        return f"no sign of life for over {stale_after:g} s: its process presumably died"
+    return None
+
+
+def reconcile_stale_jobs(stale_after: float | None = None) -> list[int]:
+    """Fail every queued or running job that cannot finish; return their ids (then commit)."""
+    if stale_after is None:
+        from flask import current_app
+
+        stale_after = float(current_app.config.get("JOBS_STALE_SECONDS", STALE_SECONDS))
+    now, failed = utcnow(), []
+    jobs = db.session.scalars(select(Job).where(Job.status.in_(("queued", "running")))).all()
+    for job in jobs:
+        reason = stale_reason(job, now=now, stale_after=stale_after)
+        if reason is None:
+            continue
+        marked = db.session.execute(
+            update(Job)
+            .where(Job.id == job.id, Job.status == job.status)
+            .values(status="failed", error=f"stopped: {reason}")
+        ).rowcount
+        if marked:
+            for hook in (*_hooks.get(job.kind, ()), *_hooks.get("*", ())):
+                hook(job, reason)
+            failed.append(job.id)
+            log.warning("job %s (%s) marked failed: %s", job.id, job.kind, reason)
+    db.session.commit()
+    return failed
+
+
+def reconcile_at_start(app: Flask) -> None:
+    """Reconcile once when the app starts; a database without the jobs table is skipped."""
+    with app.app_context():
+        try:
+            reconcile_stale_jobs()
+        except SQLAlchemyError as exc:  # e.g. not migrated yet: nothing can be stale
+            db.session.rollback()
+            log.info("job reconciliation skipped: %s", type(exc).__name__)
+        finally:
+            db.session.remove()
