@@ -22,7 +22,7 @@ from app.models import (
     User,
     VaultRecord,
 )
-from app.models.record import new_pseudonym
+from app.projects.lifecycle.bulk import insert_records
 
 CHUNK = 5_000
 
@@ -180,29 +180,14 @@ def _insert_records(
     has_sensitive = any(not a.identifying for a in attributes)
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
-        pseudonyms = [new_pseudonym() for _ in chunk]
-        db.session.execute(
-            insert(Record),
-            [
-                {
-                    "project_id": project_id,
-                    "source_id": source_id,
-                    "external_id": row["id"],
-                    "pseudonym": p,
-                    "position": offset + start + i,
-                    "values": row["identifying"],
-                }
-                for i, (row, p) in enumerate(zip(chunk, pseudonyms, strict=True))
-            ],
+        insert_records(
+            project_id,
+            source_id,
+            [row["id"] for row in chunk],
+            [row["identifying"] for row in chunk],
+            [row["sensitive"] for row in chunk] if has_sensitive else None,
+            offset=offset + start,
         )
-        if has_sensitive:
-            db.session.execute(
-                insert(VaultRecord),
-                [
-                    {"pseudonym": p, "project_id": project_id, "values": row["sensitive"]}
-                    for row, p in zip(chunk, pseudonyms, strict=True)
-                ],
-            )
     if not with_ids:
         return {}
     return dict(
