@@ -60,6 +60,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         from app.database import upgrade_embedded_database
 
         upgrade_embedded_database(app)
+    from app.projects.importing.recovery import reconcile_at_start
+
+    reconcile_at_start(app)  # half imports left by a dead process are removed, jobs failed
     return app
 
 
@@ -97,6 +100,11 @@ def _configure(app: Flask, test_config: dict | None) -> None:
             app.config["VAULT_DATABASE_URI"] = f"sqlite:///{main_path.with_name('vault.sqlite')}"
         else:
             app.config["VAULT_DATABASE_URI"] = main_url
+    # No statement parameter (a record's values) in any log line or exception text.
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+        **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+        "hide_parameters": True,
+    }
     # The vault engine gets the same engine options as the main one (pool, search_path).
     app.config["SQLALCHEMY_BINDS"] = {
         "vault": {

@@ -15,6 +15,7 @@ row, so any web worker can show it and a crashed pool is recorded, not lost.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import multiprocessing
 import threading
@@ -42,6 +43,12 @@ _pools_lock = threading.Lock()
 _child_apps: dict[tuple, Flask] = {}
 
 Progress = Callable[[int, int], None]
+_current_job: contextvars.ContextVar[int | None] = contextvars.ContextVar("job", default=None)
+
+
+def current_job_id() -> int | None:
+    """The id of the job running in this thread (``None`` outside a job)."""
+    return _current_job.get()
 
 
 class InlineExecutor(Executor):
@@ -108,6 +115,7 @@ def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
 def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple) -> None:
     # A fresh app context means a fresh session: the job never shares the request's.
     with app.app_context():
+        _current_job.set(job_id)
         try:
             _set(job_id, status="running")
             result = fn(*args, progress=lambda done, total: _set(job_id, done=done, total=total))
