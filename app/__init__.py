@@ -52,6 +52,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     from app.headers import register_security_headers
 
     register_error_handlers(app)
+    from app.failures import register as register_failures
+
+    register_failures(app)
     register_charts(app)
     register_security_headers(app)
     _register_cli(app)

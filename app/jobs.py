@@ -26,6 +26,7 @@ from flask import Flask, current_app
 from sqlalchemy import update
 
 from app.extensions import db
+from app.failures import describe_failure, log_failure
 from app.models import Job
 
 log = logging.getLogger(__name__)
@@ -121,8 +122,8 @@ def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple) -> None:
             result = fn(*args, progress=lambda done, total: _set(job_id, done=done, total=total))
         except Exception as exc:  # noqa: BLE001 (any failure is recorded on the row)
             db.session.rollback()
-            log.exception("job %s failed", job_id)
-            _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+            log_failure(log, f"job {job_id}", exc)  # no record value in logs or job errors
+            _set(job_id, status="failed", error=describe_failure(exc))
             return
         _set(job_id, status="done", result=result)
         db.session.remove()
@@ -144,5 +145,5 @@ def _record_crash(app: Flask, job_id: int, future: Future) -> None:
     if exc is None:
         return
     with app.app_context():
-        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+        _set(job_id, status="failed", error=describe_failure(exc))
         db.session.remove()

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 
 from sqlalchemy import inspect
+from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 from app.models import Record, VaultRecord
@@ -71,9 +72,18 @@ def _write(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
     quoted = ", ".join(f'"{c}"' for c in columns)
     if connection.dialect.name == "postgresql":
         raw = connection.connection.driver_connection
-        with raw.cursor() as cursor, cursor.copy(f"COPY {table} ({quoted}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+        statement = f"COPY {table} ({quoted}) FROM STDIN"
+        try:
+            with raw.cursor() as cursor, cursor.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except connection.dialect.dbapi.Error as exc:
+            # As SQLAlchemy wraps its own statements' errors (and error handlers expect):
+            # the row values stay out of the message.
+            raise DBAPIError.instance(
+                statement, None, exc, connection.dialect.dbapi.Error,
+                hide_parameters=True, dialect=connection.dialect,
+            ) from None  # fmt: skip
         return
     marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
     connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)

@@ -25,6 +25,8 @@ from app.models import (
 from app.projects.lifecycle.bulk import insert_records
 
 CHUNK = 5_000
+#: Longest record id (``records.external_id`` is VARCHAR(100)); checked before any insert.
+MAX_ID_LENGTH = 100
 
 
 class ProjectSpecError(ValueError):
@@ -149,6 +151,11 @@ def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) 
             problems.append(f"source {label}, record {n}: needs an 'id'")
             continue
         rid = str(row["id"]).strip()
+        if len(rid) > MAX_ID_LENGTH:
+            problems.append(
+                f"source {label}, record {n}: id longer than {MAX_ID_LENGTH} characters"
+            )
+            continue
         if rid in seen:
             problems.append(f"source {label}, record {n}: duplicate id {rid!r}")
             continue
