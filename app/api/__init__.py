@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("api", __name__)
 
-from app.api import analytics, decisions, manage, projects, review, routes  # noqa: E402,F401
+from app.api import analytics, belief, decisions, manage, projects, review, routes  # noqa: E402,F401
