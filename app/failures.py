@@ -21,8 +21,9 @@ __all__ = ["PLAIN", "describe_failure", "log_failure", "register"]
 
 log = logging.getLogger(__name__)
 
-#: Exceptions whose message is the program's or the system's own words (``disk full``).
-PLAIN = (RuntimeError, OSError, MemoryError)
+#: Exceptions whose message is the program's or the system's own words (``disk full``,
+#: ``Object of type object is not JSON serializable``).
+PLAIN = (RuntimeError, OSError, MemoryError, TypeError)
 _SHOWN_PLACES = 10
 
 
@@ -39,6 +40,13 @@ def describe_failure(exc: BaseException) -> str:
         return f"{name}: {len(problems)} problem(s) in the input"
     if isinstance(exc, PLAIN) and not isinstance(exc, SQLAlchemyError):
         return f"{name}: {exc}"
+    orig = getattr(exc, "orig", None)
+    if (
+        isinstance(exc, SQLAlchemyError)
+        and isinstance(orig, PLAIN)
+        and not hasattr(orig, "sqlstate")
+    ):
+        return f"{name}: {type(orig).__name__}: {orig}"  # e.g. a value the driver cannot take
     return name
 
 
