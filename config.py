@@ -17,3 +17,9 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
+
+# --- Per-value bounds on the CSV import (issue 13; the JSON API's limits use the same names).
+# One record value (a cell), in characters. Longer values are refused with the row and column.
+MAX_VALUE_CHARS = 1_000
+# A record id, as stored (records.external_id is VARCHAR(100)).
+MAX_RECORD_ID_CHARS = 100

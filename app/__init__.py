@@ -52,6 +52,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     from app.headers import register_security_headers
 
     register_error_handlers(app)
+    from app.failures import register as register_failures
+
+    register_failures(app)
     register_charts(app)
     register_security_headers(app)
     _register_cli(app)
@@ -60,10 +63,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         from app.database import upgrade_embedded_database
 
         upgrade_embedded_database(app)
-    if app.config.get("JOBS_RECONCILE_ON_START", not app.testing):
-        from app.job_recovery import reconcile_at_start
+    from app.projects.importing.recovery import reconcile_at_start as reconcile_imports
 
-        reconcile_at_start(app)  # jobs left running by a dead process fail with a reason
+    reconcile_imports(app)  # half imports left by a dead process are removed, jobs failed
+    if app.config.get("JOBS_RECONCILE_ON_START", not app.testing):
+        from app.job_recovery import reconcile_at_start as reconcile_jobs
+
+        reconcile_jobs(app)  # jobs left running by a dead process fail with a reason
     return app
 
 
@@ -101,6 +107,11 @@ def _configure(app: Flask, test_config: dict | None) -> None:
             app.config["VAULT_DATABASE_URI"] = f"sqlite:///{main_path.with_name('vault.sqlite')}"
         else:
             app.config["VAULT_DATABASE_URI"] = main_url
+    # No statement parameter (a record's values) in any log line or exception text.
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+        **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+        "hide_parameters": True,
+    }
     # The vault engine gets the same engine options as the main one (pool, search_path).
     app.config["SQLALCHEMY_BINDS"] = {
         "vault": {

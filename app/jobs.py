@@ -21,6 +21,7 @@ a crashed pool is recorded, not lost. Restart safety lives in :mod:`app.job_reco
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import multiprocessing
 import os
@@ -37,6 +38,7 @@ from flask import Flask, current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
+from app.failures import describe_failure, log_failure
 from app.job_chunks import (  # noqa: F401  (re-exported: the seam's public names)
     ChunkRunner,
     DaskExecutor,
@@ -63,6 +65,13 @@ _CHILD_KEYS = (
 _pools: dict[str, Executor] = {}
 _pools_lock = threading.Lock()
 _child_apps: dict[tuple, Flask] = {}
+
+_current_job: contextvars.ContextVar[int | None] = contextvars.ContextVar("job", default=None)
+
+
+def current_job_id() -> int | None:
+    """The id of the job running in this thread (``None`` outside a job)."""
+    return _current_job.get()
 
 
 class JobCancelled(Exception):
@@ -178,6 +187,7 @@ def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
 def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Executor) -> None:
     # A fresh app context means a fresh session: the job never shares the request's.
     with app.app_context():
+        _current_job.set(job_id)
         try:
             if not _set(job_id, status="running", owner=owner_id(), expect="queued"):
                 return  # cancelled (or reconciled) before it started
@@ -188,8 +198,8 @@ def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Exec
             return
         except Exception as exc:  # noqa: BLE001 (any failure is recorded on the row)
             db.session.rollback()
-            log.exception("job %s failed", job_id)
-            _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="running")
+            log_failure(log, f"job {job_id}", exc)  # no record value in logs or job errors
+            _set(job_id, status="failed", error=describe_failure(exc), expect="running")
             return
         finally:
             db.session.remove()
@@ -221,6 +231,7 @@ def _record_crash(app: Flask, job_id: int, future: Future) -> None:
     if exc is None:
         return
     with app.app_context():
-        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="running")
-        _set(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", expect="queued")
+        error = describe_failure(exc)
+        _set(job_id, status="failed", error=error, expect="running")
+        _set(job_id, status="failed", error=error, expect="queued")
         db.session.remove()

@@ -16,6 +16,7 @@ from app.models.project import (
     Project,
     ProjectAttribute,
     ProjectKind,
+    ProjectState,
     Source,
 )
 from app.models.record import Record, VaultRecord
@@ -38,6 +39,7 @@ __all__ = [
     "Project",
     "ProjectAttribute",
     "ProjectKind",
+    "ProjectState",
     "Record",
     "RevealEvent",
     "Role",

@@ -23,6 +23,11 @@ class EvidenceModel(enum.StrEnum):
     PAIR = "pair"
 
 
+class ProjectState(enum.StrEnum):
+    IMPORTING = "importing"  # records still arriving: listed nowhere, removed if abandoned
+    READY = "ready"
+
+
 class ConflictPolicy(enum.StrEnum):
     MANAGER = "manager"  # the manager decides
     REVIEWER = "reviewer"  # an additional reviewer, then the manager on a tie
@@ -32,6 +37,7 @@ class Project(Timestamped, db.Model):
     __tablename__ = "projects"
     __table_args__ = (
         CheckConstraint("kappa >= 1", name="kappa_positive"),
+        CheckConstraint("state IN ('importing', 'ready')", name="state_known"),
         CheckConstraint("page_size >= 1", name="page_size_positive"),
         CheckConstraint("conflict_policy IN ('manager', 'reviewer')", name="conflict_policy_known"),
         CheckConstraint(
@@ -57,6 +63,15 @@ class Project(Timestamped, db.Model):
     resolver_budget: Mapped[float] = mapped_column(default=0.05, server_default="0.05")
     # Bumped whenever records change, so cached anonymity-set indexes know they are stale.
     records_version: Mapped[int] = mapped_column(default=1)
+    # A project becomes visible only when its import is complete. While ``importing``, the
+    # import's process (``host:pid``), job and staged upload say who may still finish it;
+    # ``app.projects.importing.recovery`` removes the project when none can.
+    state: Mapped[str] = mapped_column(
+        String(12), default=ProjectState.READY.value, server_default="ready"
+    )
+    import_owner: Mapped[str | None] = mapped_column(String(120))
+    import_token: Mapped[str | None] = mapped_column(String(64))
+    import_job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
 
     owner = relationship("User")
     attributes: Mapped[list[ProjectAttribute]] = relationship(

@@ -10,13 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from flask import current_app
 from sqlalchemy import insert, select
 
 from app.core.attributes import AttributeType
 from app.extensions import db
-from app.models import NameFrequency, Pair, Project, ProjectAttribute, Source, User
+from app.models import (
+    NameFrequency,
+    Pair,
+    Project,
+    ProjectAttribute,
+    ProjectState,
+    Source,
+    User,
+)
 from app.models import ProjectKind as Kind
+from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
+from app.projects.lifecycle.bulk import insert_records
 from app.projects.lifecycle.service import (
     CHUNK,
     AttributeSpec,
@@ -34,7 +45,7 @@ from app.projects.reading.pairfile import (
 from app.projects.reading.records import (
     ColumnMapping,
     ValidationReport,
-    read_records,
+    stream_batches,
     validate_file,
 )
 
@@ -43,6 +54,7 @@ __all__ = [
     "check_upload",
     "default_type",
     "fill_import",
+    "finish_import",
     "import_upload",
     "start_import",
     "mapping_columns",
@@ -122,8 +134,9 @@ def check_upload(staged: Staged, plan: dict) -> Checked:
     mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
     for label in staged.labels():
         report: ValidationReport = _labelled(
-            f"file {label}", validate_file, staged.path(label), mapping, on_duplicate_id=policy
-        )
+            f"file {label}", validate_file, staged.path(label), mapping,
+            on_duplicate_id=policy, max_value_chars=_max_value_chars(),
+        )  # fmt: skip
         checked.records[label] = report.records
         checked.dropped += [f"file {label}: {p}" for p in report.dropped]
     return checked
@@ -150,14 +163,19 @@ def import_upload(staged: Staged, plan: dict, owner: User, progress=None) -> Pro
     """
     project = start_import(staged, plan, owner)
     fill_import(project, staged, plan, progress)
+    finish_import(project)
     return project
 
 
-def start_import(staged: Staged, plan: dict, owner: User) -> Project:
-    """Create the project and its schema (no records yet); flush."""
+def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = None) -> Project:
+    """Create the project, ``importing``, and its schema (no records yet); flush."""
     attributes = _attributes(plan, plan["header"])
     settings = _settings(plan["settings"])
-    project = Project(name=staged.meta["name"], kind=staged.kind, owner_id=owner.id, **settings)
+    project = Project(
+        name=staged.meta["name"], kind=staged.kind, owner_id=owner.id, **settings,
+        state=ProjectState.IMPORTING.value, import_owner=importer_id(),
+        import_token=staged.token, import_job_id=job_id,
+    )  # fmt: skip
     project.attributes = [
         ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
         for i, a in enumerate(attributes)
@@ -180,28 +198,46 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
         done = sum(s.record_count for s in project.sources)
     else:
         mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
+        has_sensitive = any(not a.identifying for a in attributes)
         for label in staged.labels():
             source = _source(project, label, staged.meta["filenames"].get(label))
-            chunks = _labelled(
-                f"file {label}", read_records, staged.path(label), mapping, on_duplicate_id=policy
-            )
-            for chunk in chunks:
-                rows = [
-                    {"id": r.record_id, "identifying": r.identifying, "sensitive": r.sensitive}
-                    for r in chunk
-                ]
-                _insert_records(
-                    project.id, source.id, rows, attributes,
-                    offset=source.record_count, with_ids=False,
+            for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
+                insert_records(
+                    project.id, source.id, batch.ids, batch.identifying,
+                    batch.sensitive if has_sensitive else None, offset=source.record_count,
                 )  # fmt: skip
-                source.record_count += len(rows)
-                done += len(rows)
+                source.record_count += len(batch)
+                done += len(batch)
                 if progress is not None:
                     db.session.flush()
                     progress(done, max(total, done))
     db.session.flush()
     if progress is not None:
         progress(done, max(total, done))
+
+
+def finish_import(project: Project) -> None:
+    """Make the complete project visible; flush."""
+    project.state = ProjectState.READY.value
+    project.import_owner = project.import_token = project.import_job_id = None
+    db.session.flush()
+
+
+def _max_value_chars() -> int | None:
+    return current_app.config.get("MAX_VALUE_CHARS")
+
+
+def _batches(label: str, path, mapping: ColumnMapping, policy: str):
+    """The file's clean batches, read once; after them :class:`CsvImportError` (its problems
+    prefixed with ``label``) if any row is bad."""
+    batches = stream_batches(
+        path, mapping, on_duplicate_id=policy, max_value_chars=_max_value_chars()
+    )
+    while True:
+        batch = _labelled(label, next, batches, None)
+        if batch is None:
+            return
+        yield batch
 
 
 def _source(project: Project, label: str, filename: str | None) -> Source:

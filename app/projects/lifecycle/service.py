@@ -22,9 +22,11 @@ from app.models import (
     User,
     VaultRecord,
 )
-from app.models.record import new_pseudonym
+from app.projects.lifecycle.bulk import insert_records
 
 CHUNK = 5_000
+#: Longest record id (``records.external_id`` is VARCHAR(100)); checked before any insert.
+MAX_ID_LENGTH = 100
 
 
 class ProjectSpecError(ValueError):
@@ -149,6 +151,11 @@ def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) 
             problems.append(f"source {label}, record {n}: needs an 'id'")
             continue
         rid = str(row["id"]).strip()
+        if len(rid) > MAX_ID_LENGTH:
+            problems.append(
+                f"source {label}, record {n}: id longer than {MAX_ID_LENGTH} characters"
+            )
+            continue
         if rid in seen:
             problems.append(f"source {label}, record {n}: duplicate id {rid!r}")
             continue
@@ -180,29 +187,14 @@ def _insert_records(
     has_sensitive = any(not a.identifying for a in attributes)
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
-        pseudonyms = [new_pseudonym() for _ in chunk]
-        db.session.execute(
-            insert(Record),
-            [
-                {
-                    "project_id": project_id,
-                    "source_id": source_id,
-                    "external_id": row["id"],
-                    "pseudonym": p,
-                    "position": offset + start + i,
-                    "values": row["identifying"],
-                }
-                for i, (row, p) in enumerate(zip(chunk, pseudonyms, strict=True))
-            ],
+        insert_records(
+            project_id,
+            source_id,
+            [row["id"] for row in chunk],
+            [row["identifying"] for row in chunk],
+            [row["sensitive"] for row in chunk] if has_sensitive else None,
+            offset=offset + start,
         )
-        if has_sensitive:
-            db.session.execute(
-                insert(VaultRecord),
-                [
-                    {"pseudonym": p, "project_id": project_id, "values": row["sensitive"]}
-                    for row, p in zip(chunk, pseudonyms, strict=True)
-                ],
-            )
     if not with_ids:
         return {}
     return dict(

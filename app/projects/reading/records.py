@@ -23,7 +23,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.attributes import AttributeType, normalize
+from app.core.attributes import AttributeType
+from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
 from app.projects.reading.csvio import (
     CsvImportError,
     ImportProblem,
@@ -34,16 +35,19 @@ from app.projects.reading.csvio import (
 )
 
 __all__ = [
+    "MAX_ID_LENGTH",
+    "Batch",
     "ColumnMapping",
     "DuplicatePolicy",
     "Record",
     "ValidationReport",
     "read_records",
+    "stream_batches",
     "validate_file",
 ]
 
-#: Longest unique id (the ``records.external_id`` column).
-MAX_ID_LENGTH = 100
+#: Data rows per batch (validated and written together).
+BATCH_SIZE = 20_000
 
 DuplicatePolicy = Literal["error", "keep_first"]
 
@@ -122,56 +126,25 @@ def _column_index(mapping: ColumnMapping, line: int, header: list[str]) -> dict[
     return {name: names.index(name) for name in mapping.columns}
 
 
-def _scan(
-    stream: RowStream, mapping: ColumnMapping, on_duplicate_id: DuplicatePolicy
-) -> Iterator[Record | tuple[bool, ImportProblem]]:
-    """Yield each record, or ``(dropped, problem)`` for a row that is not imported."""
+def _batches(
+    stream: RowStream,
+    mapping: ColumnMapping,
+    on_duplicate_id: DuplicatePolicy,
+    batch_size: int = BATCH_SIZE,
+    max_value_chars: int | None = None,
+) -> Iterator[Batch]:
+    """Yield the file's batches; raise for a bad header or a file without data rows."""
     if on_duplicate_id not in ("error", "keep_first"):
         raise ValueError(f"on_duplicate_id must be 'error' or 'keep_first': {on_duplicate_id!r}")
     header_line, header = header_row(stream)
     at = _column_index(mapping, header_line, header)
-    width, id_col, src_col = len(header), mapping.id_column, mapping.source_column
-    seen: dict[tuple[str | None, str], int] = {}
     any_rows = False
-    for line, fields in stream.rows:
+    for batch in scan_batches(
+        stream.rows, mapping, at, len(header),
+        on_duplicate_id=on_duplicate_id, batch_size=batch_size, max_value_chars=max_value_chars,
+    ):  # fmt: skip
         any_rows = True
-
-        def get(name: str, fields: list[str] = fields) -> str:
-            return fields[at[name]].strip() if at[name] < len(fields) else ""
-
-        record_id, source = get(id_col), (get(src_col) if src_col is not None else None)
-        first = seen.setdefault((source, record_id), line) if record_id else None
-        duplicate = first is not None and first != line
-        if duplicate and on_duplicate_id == "keep_first":
-            message = f"dropped: duplicate id {record_id!r}, kept line {first}"
-            yield True, ImportProblem(line, id_col, message)
-            continue
-        problems = []
-        if len(fields) != width:
-            message = f"expected {width} fields (as in the header), found {len(fields)}"
-            problems.append(ImportProblem(line, None, message))
-        if not record_id:
-            problems.append(ImportProblem(line, id_col, "empty id"))
-        elif len(record_id) > MAX_ID_LENGTH:
-            message = f"id longer than {MAX_ID_LENGTH} characters"
-            problems.append(ImportProblem(line, id_col, message))
-        if duplicate:
-            message = f"duplicate id {record_id!r} (first seen on line {first})"
-            problems.append(ImportProblem(line, id_col, message))
-        if src_col is not None and not source:
-            problems.append(ImportProblem(line, src_col, "empty source"))
-        identifying: dict[str, str | None] = {}
-        if len(fields) == width:
-            for name, kind in mapping.identifying.items():
-                try:
-                    identifying[name] = normalize(kind, get(name))
-                except ValueError as exc:
-                    problems.append(ImportProblem(line, name, str(exc)))
-        if problems:
-            yield from ((False, p) for p in problems)
-            continue
-        sensitive = {name: get(name) for name in mapping.sensitive}
-        yield Record(line, record_id, source, identifying, sensitive)
+        yield batch
     if not any_rows:
         message = "the file has a header row but no data rows"
         raise CsvImportError([ImportProblem(header_line, None, message)])
@@ -184,6 +157,7 @@ def validate_file(
     on_duplicate_id: DuplicatePolicy = "error",
     max_errors: int = 100,
     delimiter: str | None = None,
+    max_value_chars: int | None = None,
 ) -> ValidationReport:
     """Check every row of ``source``; raise :class:`CsvImportError` listing the problems.
 
@@ -194,16 +168,42 @@ def validate_file(
     dropped: list[ImportProblem] = []
     count = 0
     with open_rows(source, delimiter=delimiter) as stream:
-        for item in _scan(stream, mapping, on_duplicate_id):
-            if isinstance(item, Record):
-                count += 1
-                continue
-            (dropped if item[0] else errors).append(item[1])
-            if len(errors) >= max_errors:
-                raise CsvImportError(errors, truncated=True)
+        for batch in _batches(stream, mapping, on_duplicate_id, max_value_chars=max_value_chars):
+            count += len(batch)
+            for is_dropped, problem in batch.problems:
+                (dropped if is_dropped else errors).append(problem)
+                if len(errors) >= max_errors:
+                    raise CsvImportError(errors, truncated=True)
         if errors:
             raise CsvImportError(errors)
         return ValidationReport(stream.delimiter, count, dropped)
+
+
+def stream_batches(
+    source: Source,
+    mapping: ColumnMapping,
+    *,
+    on_duplicate_id: DuplicatePolicy = "error",
+    max_errors: int = 100,
+    batch_size: int = BATCH_SIZE,
+    max_value_chars: int | None = None,
+) -> Iterator[Batch]:
+    """Validate while reading, in one pass: yield each clean batch until a problem appears.
+
+    From the first problem on nothing more is yielded, but the file is read on to list up
+    to ``max_errors`` problems, then :class:`CsvImportError` is raised. A caller that writes
+    each batch inside one transaction rolls it back on that error and nothing is kept.
+    """
+    errors: list[ImportProblem] = []
+    with open_rows(source) as stream:
+        for batch in _batches(stream, mapping, on_duplicate_id, batch_size, max_value_chars):
+            errors += batch.errors
+            if len(errors) >= max_errors:
+                raise CsvImportError(errors[:max_errors], truncated=True)
+            if not errors:
+                yield batch
+    if errors:
+        raise CsvImportError(errors)
 
 
 def read_records(
@@ -220,6 +220,7 @@ def read_records(
     Validation runs here, before the first chunk exists, so a caller that writes each chunk
     inside one transaction never starts on a bad file. Rows dropped by
     ``on_duplicate_id="keep_first"`` are skipped; call :func:`validate_file` to list them.
+    The import itself uses :func:`stream_batches`, which reads the file once.
     """
     if validate:
         report = validate_file(
@@ -236,15 +237,14 @@ def _chunks(
     on_duplicate_id: DuplicatePolicy,
     delimiter: str | None,
 ) -> Iterator[list[Record]]:
-    chunk: list[Record] = []
     with open_rows(source, delimiter=delimiter) as stream:
-        for item in _scan(stream, mapping, on_duplicate_id):
-            if isinstance(item, Record):
-                chunk.append(item)
-                if len(chunk) >= chunk_size:
-                    yield chunk
-                    chunk = []
-            elif not item[0]:
-                raise CsvImportError([item[1]])
-    if chunk:
-        yield chunk
+        for batch in _batches(stream, mapping, on_duplicate_id, chunk_size):
+            if batch.errors:
+                raise CsvImportError(batch.errors[:1])
+            yield [
+                Record(*fields)
+                for fields in zip(
+                    batch.lines, batch.ids, batch.sources, batch.identifying, batch.sensitive,
+                    strict=True,
+                )
+            ]  # fmt: skip

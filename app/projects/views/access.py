@@ -6,7 +6,7 @@ from flask import Response, abort
 from flask_login import current_user
 
 from app.extensions import db
-from app.models import Project
+from app.models import Project, ProjectState
 from app.projects.exports import ExportRefused, export_csv, export_filename, export_mimetype
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
@@ -15,7 +15,7 @@ MANAGERS = ("manager", "admin")  # the roles every managers' page admits
 def owned_project(project_id: int) -> Project:
     """The project, if the current user manages it (admins reach every project)."""
     project = db.session.get(Project, project_id)
-    if project is None:
+    if project is None or project.state != ProjectState.READY:  # an import not finished
         abort(404, "no such project")
     if current_user.role != "admin" and project.owner_id != current_user.id:
         abort(403, "this project belongs to another manager")

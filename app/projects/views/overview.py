@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Assignment, Pair, Project
+from app.models import Assignment, Pair, Project, ProjectState
 from app.projects.exports import KINDS
 from app.projects.lifecycle import delete_project
 from app.projects.views.access import MANAGERS, export_download, owned_project
@@ -18,7 +18,8 @@ from app.projects.views.blueprint import bp
 @bp.route("/")
 @roles_required(*MANAGERS)
 def home():
-    query = select(Project).order_by(Project.created_at.desc())
+    query = select(Project).where(Project.state == ProjectState.READY.value)
+    query = query.order_by(Project.created_at.desc())
     if current_user.role == "manager":
         query = query.where(Project.owner_id == current_user.id)
     projects = db.session.scalars(query).all()

@@ -1,0 +1,80 @@
+"""Say what failed without quoting a record: for job errors, log lines and database errors.
+
+A record's values reach exceptions in many ways: a database error's detail (``Key
+(external_id)=(…) already exists``), a ``ValueError`` about a date, a problem list that
+quotes an id. Whatever is stored for admins (``Job.error``) or written to a log therefore
+names the exception type and, where the exception says where (an import's line and column),
+the place, never ``str(exc)``, except for the few types whose text comes from the program
+or the system rather than from data (:data:`PLAIN`).
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+
+from flask import Flask, jsonify, render_template, request
+from sqlalchemy.exc import SQLAlchemyError
+from werkzeug.exceptions import InternalServerError
+
+__all__ = ["PLAIN", "describe_failure", "log_failure", "register"]
+
+log = logging.getLogger(__name__)
+
+#: Exceptions whose message is the program's or the system's own words (``disk full``,
+#: ``Object of type object is not JSON serializable``).
+PLAIN = (RuntimeError, OSError, MemoryError, TypeError)
+_SHOWN_PLACES = 10
+
+
+def describe_failure(exc: BaseException) -> str:
+    """``Type: where`` for an exception, with no value from the data in it."""
+    name = type(exc).__name__
+    problems = getattr(exc, "problems", None)
+    if isinstance(problems, list) and problems:
+        places = [_place(p) for p in problems]
+        if all(places):
+            more = len(places) - _SHOWN_PLACES
+            shown = "; ".join(places[:_SHOWN_PLACES]) + (f"; and {more} more" if more > 0 else "")
+            return f"{name}: problems at {shown}"
+        return f"{name}: {len(problems)} problem(s) in the input"
+    if isinstance(exc, PLAIN) and not isinstance(exc, SQLAlchemyError):
+        return f"{name}: {exc}"
+    orig = getattr(exc, "orig", None)
+    if (
+        isinstance(exc, SQLAlchemyError)
+        and isinstance(orig, PLAIN)
+        and not hasattr(orig, "sqlstate")
+    ):
+        return f"{name}: {type(orig).__name__}: {orig}"  # e.g. a value the driver cannot take
+    return name
+
+
+def _place(problem: object) -> str | None:
+    line, column = getattr(problem, "line", None), getattr(problem, "column", None)
+    if line is None and column is None:
+        return None
+    where = f"line {line}" if line is not None else "file"
+    return where + (f", column {column!r}" if column is not None else "")
+
+
+def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log ``what`` failed: the description and the stack, without the exception's text."""
+    stack = "".join(traceback.format_tb(exc.__traceback__))
+    logger.error("%s failed: %s\n%s", what, describe_failure(exc), stack.rstrip())
+
+
+def register(app: Flask) -> None:
+    """Answer a database error with a plain 500, logged without its statement's values."""
+
+    @app.errorhandler(SQLAlchemyError)
+    def handle_database_error(exc: SQLAlchemyError):
+        from app.extensions import db
+
+        db.session.rollback()
+        log_failure(log, f"{request.method} {request.path}", exc)
+        error = InternalServerError("the database refused the change; nothing was saved")
+        if request.path.startswith("/api/"):
+            body = {"error": "internal_server_error", "message": error.description}
+            return jsonify(body), 500
+        return render_template("error.html", error=error), 500

@@ -1,0 +1,178 @@
+"""Validate and normalise an upload's rows a batch at a time, column by column.
+
+Row checks (field count, id, duplicate id, source) run per row; normalisation runs per
+column over the whole batch, through a per-column memo (names, dates and categories repeat:
+a million people have some tens of thousands of first names), so each distinct raw value
+is normalised once. Problems come out in line order, and within a line in the order the row
+checks and then the mapped columns are listed. No problem message quotes a value longer
+than an id (and length problems quote none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.attributes import normalize
+from app.projects.reading.csvio import ImportProblem
+
+__all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
+
+#: Longest unique id (the ``records.external_id`` column).
+MAX_ID_LENGTH = 100
+#: Distinct raw values remembered per column (bounds the memo of a column of unique values).
+_MEMO_SIZE = 1 << 17
+
+
+@dataclass
+class Batch:
+    """The clean rows of one batch, column-wise, and the problems of the others.
+
+    ``problems`` holds ``(dropped, problem)`` in line order: ``dropped`` rows were skipped
+    on purpose (``keep_first``), the others are errors.
+    """
+
+    lines: list[int] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    sources: list[str | None] = field(default_factory=list)
+    identifying: list[dict[str, str | None]] = field(default_factory=list)
+    sensitive: list[dict[str, str]] = field(default_factory=list)
+    problems: list[tuple[bool, ImportProblem]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def errors(self) -> list[ImportProblem]:
+        return [p for dropped, p in self.problems if not dropped]
+
+
+class _Memo:
+    """Normalise one column's raw values, each distinct value once."""
+
+    def __init__(self, kind) -> None:
+        self.kind, self.known = kind, {}
+
+    def column(self, values, lines, name, problems) -> list[str | None]:
+        known, kind, out = self.known, self.kind, []
+        append = out.append
+        for value, line in zip(values, lines, strict=True):
+            try:
+                append(known[value])
+                continue
+            except KeyError:
+                pass
+            try:
+                normal = normalize(kind, value)
+            except ValueError as exc:
+                problems.append((line, False, ImportProblem(line, name, str(exc))))
+                append(None)
+                continue
+            if len(known) < _MEMO_SIZE:
+                known[value] = normal
+            append(normal)
+        return out
+
+
+def _too_long(values, lines, name, limit, problems) -> None:
+    if limit is None or not values or max(map(len, values)) <= limit:
+        return
+    for value, line in zip(values, lines, strict=True):
+        if len(value) > limit:
+            message = f"value longer than the limit of {limit:,} characters"
+            problems.append((line, False, ImportProblem(line, name, message)))
+
+
+def scan_batches(
+    rows: Iterator[tuple[int, list[str]]],
+    mapping: Any,
+    at: dict[str, int],
+    width: int,
+    *,
+    on_duplicate_id: str,
+    batch_size: int,
+    max_value_chars: int | None,
+) -> Iterator[Batch]:
+    """Yield one :class:`Batch` per ``batch_size`` data rows of ``rows``.
+
+    ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
+    that module imports this one); ``at`` maps each mapped column to its field index.
+    """
+    seen: dict[tuple[str | None, str], int] = {}
+    memos = {name: _Memo(kind) for name, kind in mapping.identifying.items()}
+    raw: list[tuple[int, list[str]]] = []
+    for item in rows:
+        raw.append(item)
+        if len(raw) >= batch_size:
+            yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars)
+            raw = []
+    if raw:
+        yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars)
+
+
+def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batch:
+    id_at, id_col, src_col = at[mapping.id_column], mapping.id_column, mapping.source_column
+    src_at = at[src_col] if src_col is not None else None
+    problems: list[tuple[int, bool, ImportProblem]] = []
+    whole: list[list[str]] = []  # rows with every field, normalised column-wise below
+    lines, ids, sources, bad = [], [], [], set()
+    for line, fields in raw:
+        n = len(fields)
+        record_id = fields[id_at].strip() if id_at < n else ""
+        source = (fields[src_at].strip() if src_at < n else "") if src_at is not None else None
+        first = seen.setdefault((source, record_id), line) if record_id else None
+        duplicate = first is not None and first != line
+        if duplicate and on_duplicate_id == "keep_first":
+            message = f"dropped: duplicate id {record_id!r}, kept line {first}"
+            problems.append((line, True, ImportProblem(line, id_col, message)))
+            continue
+        before = len(problems)
+        if n != width:
+            message = f"expected {width} fields (as in the header), found {n}"
+            problems.append((line, False, ImportProblem(line, None, message)))
+        if not record_id:
+            problems.append((line, False, ImportProblem(line, id_col, "empty id")))
+        elif len(record_id) > MAX_ID_LENGTH:
+            message = f"id longer than {MAX_ID_LENGTH} characters"
+            problems.append((line, False, ImportProblem(line, id_col, message)))
+        if duplicate:
+            message = f"duplicate id {record_id!r} (first seen on line {first})"
+            problems.append((line, False, ImportProblem(line, id_col, message)))
+        if src_col is not None and not source:
+            problems.append((line, False, ImportProblem(line, src_col, "empty source")))
+        if len(problems) != before:
+            bad.add(line)
+        if n == width:
+            whole.append(fields)
+            lines.append(line)
+            ids.append(record_id)
+            sources.append(source)
+    columns = {}
+    for name in mapping.identifying:
+        i = at[name]
+        values = [f[i] for f in whole]
+        _too_long(values, lines, name, limit, problems)
+        columns[name] = memos[name].column(values, lines, name, problems)
+    sensitive = {}
+    for name in mapping.sensitive:
+        i = at[name]
+        sensitive[name] = values = [f[i].strip() for f in whole]
+        _too_long(values, lines, name, limit, problems)
+    problems.sort(key=lambda p: p[0])  # stable: row checks first, then columns in order
+    bad.update(line for line, dropped, _ in problems if not dropped)
+    batch = Batch(problems=[(dropped, p) for _, dropped, p in problems])
+    names, secret = list(columns), list(sensitive)
+    identifying = [dict(zip(names, v, strict=True)) for v in zip(*columns.values(), strict=True)]
+    hidden = [dict(zip(secret, v, strict=True)) for v in zip(*sensitive.values(), strict=True)]
+    if not names:
+        identifying = [{} for _ in lines]
+    if not secret:
+        hidden = [{} for _ in lines]
+    keep = range(len(lines)) if not bad else [i for i, line in enumerate(lines) if line not in bad]
+    batch.lines = [lines[i] for i in keep]
+    batch.ids = [ids[i] for i in keep]
+    batch.sources = [sources[i] for i in keep]
+    batch.identifying = [identifying[i] for i in keep]
+    batch.sensitive = [hidden[i] for i in keep]
+    return batch
