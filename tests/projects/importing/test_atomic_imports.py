@@ -50,14 +50,15 @@ CHILD = textwrap.dedent(
     real_set = jobs._set
 
     def stall_after_first_batch(job, **values):
-        real_set(job, **values)
+        written = real_set(job, **values)
         if values.get("done"):
             print("batch committed", flush=True)
             time.sleep(600)
+        return written
 
     jobs._set = stall_after_first_batch
     app = create_app(config)
-    jobs._run_in_app(app, job_id, run_import, (token, owner_id))
+    jobs._run_in_app(app, job_id, run_import, (token, owner_id), jobs.InlineExecutor())
     """
 )
 
