@@ -17,3 +17,38 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
+
+# --- Bounds on the work one request can cause (issue 13). The JSON API checks them before a
+# view runs (and documents them in /api/v1/openapi.json); the CSV import uses the same names.
+# One record value (a cell), in characters. Longer values are refused with the row and column.
+MAX_VALUE_CHARS = 1_000
+# All values of one record together, in characters.
+MAX_RECORD_CHARS = 10_000
+# Attributes (columns) of one project.
+MAX_ATTRIBUTES = 100
+# A record id, as stored (records.external_id is VARCHAR(100)).
+MAX_RECORD_ID_CHARS = 100
+# A project name (projects.name is VARCHAR(200)).
+MAX_NAME_CHARS = 200
+# An attribute name (project_attributes.name is VARCHAR(100)).
+MAX_ATTRIBUTE_NAME_CHARS = 100
+# A username (users.username is VARCHAR(80)).
+MAX_USERNAME_CHARS = 80
+# Records in one JSON project description (larger projects go through the CSV import);
+# pairs and pair ids in one JSON request.
+MAX_JSON_RECORDS = 50_000
+MAX_JSON_PAIRS = 200_000
+# Nesting depth of a JSON body (objects and arrays); deeper bodies are refused before parsing
+# finishes. Integers must fit in 64 bits and numbers be finite (no NaN or Infinity).
+MAX_JSON_DEPTH = 32
+# The alignment behind masked/partial displays computes at most app.core.alignment.MAX_CELLS
+# table cells per value pair (banded above it; see that module), whatever the value lengths.
+
+# --- Login throttling (Flask-Limiter). Limits are per client address and per account name;
+# several processes (gunicorn) must share a storage: RATELIMIT_STORAGE_URI = "redis://host:6379"
+# (memory:// keeps counts per process, fine for one process and for tests).
+RATELIMIT_STORAGE_URI = "memory://"
+LOGIN_LIMIT_PER_ADDRESS = "10 per minute; 100 per hour"
+LOGIN_LIMIT_PER_ACCOUNT = "20 per minute; 200 per hour"
+# Failed bearer-token attempts per address (a token is 16 random bytes; this stops scanning).
+TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"

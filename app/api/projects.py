@@ -6,7 +6,8 @@ from flask import abort, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
@@ -24,6 +25,7 @@ def json_body() -> dict:
 
 @bp.post("/projects")
 @roles_required("manager")
+@documented("Create a project", body=schemas.project_spec, ok=schemas.CREATED, status=201)
 def create_project_view():
     try:
         project = create_project(json_body(), owner=current_user)
@@ -36,6 +38,9 @@ def create_project_view():
 
 @bp.post("/projects/<int:project_id>/assignments")
 @roles_required("manager")
+@documented(
+    "Assign pairs to a worker", body=schemas.assignment_spec, ok=schemas.CREATED, status=201
+)
 def create_assignment_view(project_id: int):
     project = owned_project(project_id)
     body = json_body()
