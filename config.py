@@ -6,9 +6,6 @@ Loaded by ``create_app`` after the built-in defaults and before ``instance/confi
 
 # Rows per page of the worker's grid.
 PAGE_SIZE = 10
-# A login is refused for LOGIN_LOCK_SECONDS after LOGIN_MAX_FAILURES failures in a row.
-LOGIN_MAX_FAILURES = 5
-LOGIN_LOCK_SECONDS = 300
 # Dedupe projects created without explicit pairs get all pairs up to this many records.
 ALL_PAIRS_MAX_RECORDS = 200
 # Largest request body (uploads included), in bytes; larger ones get a clear 413.
@@ -44,11 +41,17 @@ MAX_JSON_DEPTH = 32
 # The alignment behind masked/partial displays computes at most app.core.alignment.MAX_CELLS
 # table cells per value pair (banded above it; see that module), whatever the value lengths.
 
-# --- Login throttling (Flask-Limiter). Limits are per client address and per account name;
-# several processes (gunicorn) must share a storage: RATELIMIT_STORAGE_URI = "redis://host:6379"
-# (memory:// keeps counts per process, fine for one process and for tests).
+# --- Login and token throttling (Flask-Limiter; app/auth/throttle.py says how they combine).
+# Several processes (gunicorn) must share one store: RATELIMIT_STORAGE_URI = "redis://host:6379"
+# (memory:// counts per process: fine for one process and for tests). RATELIMIT_ENABLED = False
+# turns throttling off (never in production).
 RATELIMIT_STORAGE_URI = "memory://"
+# Every login attempt, per client address.
 LOGIN_LIMIT_PER_ADDRESS = "10 per minute; 100 per hour"
+# Failed logins per account name (existing or not). Past it the account is not locked: only
+# addresses that failed on it must wait, so strangers cannot lock the owner out.
 LOGIN_LIMIT_PER_ACCOUNT = "20 per minute; 200 per hour"
-# Failed bearer-token attempts per address (a token is 16 random bytes; this stops scanning).
+# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning).
 TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"
+# Requests per account with a valid token (generous: a worker's script may reveal quickly).
+TOKEN_LIMIT_PER_ACCOUNT = "6000 per minute"

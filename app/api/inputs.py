@@ -21,6 +21,8 @@ from flask import Flask, abort, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter
 
+from app.core.bidi import neutralise_bidi_json
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -29,6 +31,10 @@ class JSONLimitError(ValueError):
 
 
 class BoundedJSONProvider(DefaultJSONProvider):
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        # every JSON answer (the worker's grid included) shows no bidi control character
+        return neutralise_bidi_json(super().dumps(obj, **kwargs))
+
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         config = self._app.config
         try:
