@@ -6,7 +6,7 @@ bits (the database's ``BIGINT``), nesting is at most ``MAX_JSON_DEPTH`` deep, st
 NUL (PostgreSQL text cannot hold one) and none is longer than ``MAX_VALUE_CHARS`` or
 ``MAX_RECORD_CHARS``, whichever is larger. A body that breaks a rule is a 400 that names the
 place (``body.records[3].name``), never the value. Form fields and query strings are refused
-with a NUL in them, and ``<int:...>`` path segments beyond 64 bits are a 404.
+with a NUL in them, and ``<int:...>`` path segments beyond an id column's range (31 bits) are a 404.
 Per-field limits (a name's length, a record's size) are in the route's schema
 (:mod:`app.api.schemas`), checked by :func:`app.api.openapi.documented`.
 """
@@ -24,6 +24,8 @@ from werkzeug.routing import IntegerConverter
 from app.core.bidi import neutralise_bidi_json
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row.
+ID_MAX = 2**31 - 1
 
 
 class JSONLimitError(ValueError):
@@ -97,10 +99,10 @@ def _check_string(text: str, where: str, max_chars: int) -> None:
         raise JSONLimitError(f"{where}: longer than {max_chars:,} characters")
 
 
-class Int64Converter(IntegerConverter):
-    """``<int:...>`` that matches only ids a 64-bit column can hold (else 404)."""
+class IdConverter(IntegerConverter):
+    """``<int:...>`` that matches only numbers an id column can hold (else 404)."""
 
-    def __init__(self, map, fixed_digits=0, min=None, max=INT64_MAX, signed=False) -> None:  # noqa: A002
+    def __init__(self, map, fixed_digits=0, min=None, max=ID_MAX, signed=False) -> None:  # noqa: A002
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
@@ -131,6 +133,6 @@ def register_input_limits(app: Flask) -> None:
     added).
     """
     app.json = BoundedJSONProvider(app)
-    app.url_map.converters["int"] = Int64Converter
+    app.url_map.converters["int"] = IdConverter
     app.before_request(reject_nul_in_forms)
     app.before_request(parse_json_strictly)

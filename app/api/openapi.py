@@ -189,7 +189,7 @@ def openapi_document(app: Flask) -> dict[str, Any]:
 
 def _path_schema(converter: str) -> dict[str, Any]:
     if converter == "int":
-        return {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+        return {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}  # an id column
     return {"type": "string", "minLength": 1, "pattern": "^[^/]+$"}
 
 

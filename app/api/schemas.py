@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
-ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+# ids are INTEGER columns (32-bit on PostgreSQL)
+ID = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
 NUMBER = {"type": "number"}
 BUDGET_VALUE = {"type": "number", "minimum": 0, "maximum": 1}
 OK = {"type": "object", "required": ["ok"], "properties": {"ok": {"const": True}}}

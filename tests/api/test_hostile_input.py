@@ -53,8 +53,12 @@ def test_integers_beyond_64_bits(api, number):
     _refused(api("/assignments/{assignment}/reveal", raw=raw, worker=True))
 
 
-def test_ids_beyond_64_bits_in_the_path_are_not_found(api):
-    assert api(f"/projects/{2**64}/assignments", json={"worker": "wes"}).status_code == 404
+@pytest.mark.parametrize("big", [2**31, 2**64])
+def test_ids_beyond_the_id_column_are_not_found_or_refused(api, client, big):
+    assert api(f"/projects/{big}/assignments", json={"worker": "wes"}).status_code == 404
+    raw = f'{{"pair_id": {big}, "row": 0, "attribute": "name"}}'
+    response = api("/assignments/{assignment}/reveal", raw=raw, worker=True)
+    _refused(response, "64 bits" if big > 2**63 else "body.pair_id")
 
 
 @pytest.mark.parametrize("budget", ["NaN", "Infinity", "-Infinity", "1e999"])

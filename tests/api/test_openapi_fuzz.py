@@ -2,7 +2,7 @@
 
 Every documented operation is called by each role with generated bodies, both ones that fit
 the schema and ones that do not (negative mode), once with the ids of a real project,
-assignment and pair and once with generated ids. Bounded: ``EXAMPLES`` per operation, role
+assignment and pair, and (as the manager) with generated ids. Bounded: ``EXAMPLES`` per operation, role
 and mode, derandomized so a failure reproduces. Runs on SQLite and, with
 ``TEST_DATABASE_URL``, on PostgreSQL.
 """
@@ -24,7 +24,7 @@ from app.extensions import db
 from app.models import Pair
 from tests.factories import make_assignment, make_token, make_user, paper_project
 
-EXAMPLES = 12
+EXAMPLES = 10
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -63,11 +63,10 @@ def test_fuzzing_finds_no_server_error_and_no_schema_violation(app):
         real = {name: value for name, value in ids.items() if name in names}
         for role, token in tokens.items():
             headers = {"Authorization": f"Bearer {token}"}
-            for mode, path_parameters in (
-                (GenerationMode.POSITIVE, real),
-                (GenerationMode.NEGATIVE, real),
-                (GenerationMode.POSITIVE, None),
-            ):
+            runs = [(GenerationMode.POSITIVE, real), (GenerationMode.NEGATIVE, real)]
+            if role == "manager":
+                runs.append((GenerationMode.POSITIVE, None))  # generated ids, one role
+            for mode, path_parameters in runs:
                 strategy = operation.as_strategy(
                     generation_mode=mode, path_parameters=path_parameters or None
                 )
