@@ -50,10 +50,12 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     register_input_limits(app)
     _register_blueprints(app)
+    from app.charts import register as register_charts
     from app.errors import register_error_handlers
     from app.headers import register_security_headers
 
     register_error_handlers(app)
+    register_charts(app)
     register_security_headers(app)
     _register_cli(app)
 

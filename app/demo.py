@@ -8,10 +8,9 @@ from app.auth.services import create_user
 from app.datagen import generate
 from app.extensions import db
 from app.models import User
-from app.projects.assignments import assign_pairs
 from app.projects.blocking import candidate_pairs, parse_rules
-from app.projects.services import create_project
-from app.projects.staffing import assign_workers
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs, assign_workers
 
 DEMO_USERS = [
     ("admin", "admin"),

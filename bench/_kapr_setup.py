@@ -20,8 +20,8 @@ from app.core.anonymity import consistent
 from app.core.attributes import Level
 from app.datagen import generate
 from app.extensions import db
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 
 IDENTIFYING = [
     ("voter_reg_num", "id"),

@@ -75,8 +75,7 @@ def plan() -> dict:
 def ours(path: Path, tmp: Path) -> dict:
     from werkzeug.datastructures import FileStorage
 
-    from app.projects.importing import check_upload, import_upload
-    from app.projects.uploads import stage
+    from app.projects.importing import check_upload, import_upload, stage
 
     with bench_app(tmp) as app, app.app_context():
         app.config["UPLOAD_FOLDER"] = str(tmp / "uploads")

@@ -7,8 +7,8 @@ import copy
 from app.auth.services import create_user, issue_token
 from app.demo import PAPER_EXAMPLE
 from app.extensions import db
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 
 PASSWORD = "correct horse battery"
 

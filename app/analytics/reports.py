@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from sqlalchemy import func, select
 
+from app import charts
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, Pair, Project, RevealEvent, User
 from app.projects.exports import neutralize
@@ -143,3 +144,18 @@ def kapr_csv(report: KaprReport) -> str:
     for row in report.assignments:
         writer.writerow({k: neutralize(v) for k, v in row.as_dict().items()})
     return out.getvalue()
+
+
+def assignment_chart(report: KaprReport) -> dict:
+    """KAPR spent beside the budget of each assignment (one bar pair per assignment)."""
+    labels = [f"{r.project} · {r.worker}" for r in report.assignments]
+    return charts.bar(
+        "KAPR spent against budget per assignment",
+        labels,
+        [
+            charts.Series("KAPR spent", [float(r.kapr) for r in report.assignments]),
+            charts.Series("Budget", [float(r.budget) for r in report.assignments]),
+        ],
+        x_title="Assignment",
+        y_title="KAPR",
+    )

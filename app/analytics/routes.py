@@ -4,10 +4,10 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_login import current_user
 from sqlalchemy import func, select
 
-from app import jobs
+from app import charts, jobs
 from app.analytics import bp
 from app.analytics.belief_audit import BeliefInputError, run_audit
-from app.analytics.reports import kapr_csv, kapr_report
+from app.analytics.reports import assignment_chart, kapr_csv, kapr_report
 from app.analytics.trajectory import (
     DISTANCES,
     OptionsError,
@@ -45,7 +45,16 @@ def home():
 @bp.route("/reports/kapr")
 @roles_required("admin")
 def kapr():
-    return render_template("analytics/kapr.html", report=kapr_report())
+    report = kapr_report()
+    return render_template(
+        "analytics/kapr.html", report=report, assignments_chart=assignment_chart(report)
+    )
+
+
+@bp.route("/reports/kapr-assignments.csv")
+@roles_required("admin")
+def kapr_chart_download():
+    return charts.spec_csv_response(assignment_chart(kapr_report()), "kapr_assignments.csv")
 
 
 @bp.route("/reports/kapr.csv")

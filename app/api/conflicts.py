@@ -12,7 +12,6 @@ from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
-from app.projects.access import owned_project
 from app.projects.conflicts import (
     ConflictError,
     conflict_queue,
@@ -21,6 +20,7 @@ from app.projects.conflicts import (
     reveal_for_resolution,
     set_conflict_policy,
 )
+from app.projects.views.access import owned_project
 from app.review.serialize import reveal_json
 from app.review.services import RevealRefused
 

@@ -11,11 +11,10 @@ from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
-from app.projects.access import export_download, owned_project
-from app.projects.assignments import AssignmentError
-from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
+from app.projects.blocking import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
-from app.projects.staffing import change_budget
+from app.projects.staffing import AssignmentError, change_budget
+from app.projects.views.access import export_download, owned_project
 
 
 @bp.get("/projects/<int:project_id>/export/<kind>")

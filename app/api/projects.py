@@ -11,9 +11,9 @@ from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
-from app.projects.access import owned_project
-from app.projects.assignments import AssignmentError, assign_pairs
-from app.projects.services import ProjectSpecError, create_project
+from app.projects.lifecycle import ProjectSpecError, create_project
+from app.projects.staffing import AssignmentError, assign_pairs
+from app.projects.views.access import owned_project
 
 
 def json_body() -> dict:

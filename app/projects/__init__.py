@@ -1,7 +1,9 @@
-"""Managers: import, blocking, pairs, assignments, conflicts and exports."""
+"""Managers: import, blocking, pairs, assignments, conflicts and exports.
 
-from flask import Blueprint
+One sub-package per job (see the README's "Layout"); the pages live in ``views/``, which
+imports the services and is never imported by them. The app registers :data:`bp`.
+"""
 
-bp = Blueprint("projects", __name__)
+from app.projects.views import bp
 
-from app.projects import routes  # noqa: E402,F401
+__all__ = ["bp"]

@@ -2,8 +2,8 @@
 
 from app.extensions import db
 from app.models import NameFrequency
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 from tests.api.conftest import Worker
 from tests.factories import make_token, make_user
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from app.core import disclosure
 from app.core.attributes import Level, normalize
 from app.extensions import db
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 from tests.factories import make_token, make_user
 
 NAMES = st.text(alphabet="ABCDEFGHIJ", min_size=0, max_size=7)

@@ -144,7 +144,7 @@ def test_pages(app, client):
 def test_start_partial_is_charged_as_the_starting_kapr(app, client):
     from app.extensions import db
     from app.models import Project, User
-    from app.projects.assignments import AssignmentError, assign_pairs
+    from app.projects.staffing import AssignmentError, assign_pairs
     from tests.factories import make_user
 
     worker = make_worker(app, client)

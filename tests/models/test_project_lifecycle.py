@@ -14,7 +14,7 @@ from app.models import (
     RevealEvent,
     VaultRecord,
 )
-from app.projects.services import ProjectSpecError, create_project, delete_project
+from app.projects.lifecycle import ProjectSpecError, create_project, delete_project
 from tests.factories import make_assignment, make_user, paper_project
 
 

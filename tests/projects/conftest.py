@@ -18,7 +18,7 @@ from app.models import (
     Source,
     VaultRecord,
 )
-from app.projects.uploads import stage
+from app.projects.importing.uploads import stage
 from tests.factories import make_user
 
 DATA = Path(__file__).parent.parent / "data"
@@ -81,7 +81,7 @@ def dev_plan(**overrides) -> dict:
 def linked_project(people):
     """MINDFIRL's dev files linked as sources A and B (no pairs yet), committed."""
     from app.models import User
-    from app.projects.importing import import_upload
+    from app.projects.importing.service import import_upload
 
     staged = stage_files(
         "Dev", "link", people["max"], A=MINDFIRL / "dev_file1.csv", B=MINDFIRL / "dev_file2.csv"

@@ -10,13 +10,13 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Assignment, BudgetChange, Pair, User
-from app.projects.agreement import agreement, consensus
-from app.projects.assignments import AssignmentError
-from app.projects.conflicts import conflict_queue, resolve_conflict
-from app.projects.exporting import ExportRefused, export_csv
-from app.projects.pairing import BlockingRefused, create_pairs, preview_blocking
-from app.projects.progress import project_progress
-from app.projects.staffing import assign_workers, change_budget, share
+from app.projects.blocking.pairing import BlockingRefused, create_pairs, preview_blocking
+from app.projects.conflicts.queue import conflict_queue, resolve_conflict
+from app.projects.exports.service import ExportRefused, export_csv
+from app.projects.progress.agreement import agreement, consensus
+from app.projects.progress.summary import project_progress
+from app.projects.staffing.assignments import AssignmentError
+from app.projects.staffing.workers import assign_workers, change_budget, share
 from tests.projects.conftest import decide, linked_project
 
 LAST_NAME = [["last_name"]]

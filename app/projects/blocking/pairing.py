@@ -1,0 +1,153 @@
+"""Make a project's pairs by blocking: preview the counts per rule, then create them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import aliased
+
+from app.extensions import db
+from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
+from app.projects.blocking.rules import (
+    BlockingError,
+    TooManyPairs,
+    candidate_pairs,
+    count_pairs,
+    parse_rules,
+)
+
+__all__ = [
+    "BlockingRefused",
+    "BlockingPreview",
+    "create_pairs",
+    "max_pairs",
+    "pair_records",
+    "preview_blocking",
+]
+
+CHUNK = 5_000
+DEFAULT_MAX_PAIRS = 100_000
+
+
+class BlockingRefused(ValueError):
+    """The pairs cannot be made (a bad rule, too many pairs, work already assigned)."""
+
+
+@dataclass(frozen=True)
+class BlockingPreview:
+    """Pairs each rule produces, pairs it adds to the earlier rules, and the distinct total."""
+
+    rules: list[str]
+    per_rule: list[int]
+    new_per_rule: list[int]
+    total: int
+    limit: int
+
+    @property
+    def too_many(self) -> bool:
+        return self.total > self.limit
+
+
+def max_pairs() -> int:
+    return int(current_app.config.get("BLOCKING_MAX_PAIRS", DEFAULT_MAX_PAIRS))
+
+
+def _rules(project: Project, raw: object):
+    try:
+        return parse_rules(raw, {a.name: a.type for a in project.identifying})
+    except BlockingError as exc:
+        raise BlockingRefused(str(exc)) from None
+
+
+def _records(project: Project):
+    """Identifying values by record id: source A, and source B (``None`` when deduplicating)."""
+    by_label: dict[str, dict[int, dict]] = {}
+    rows = db.session.execute(
+        select(Source.label, Record.id, Record.values)
+        .join(Source, Source.id == Record.source_id)
+        .where(Record.project_id == project.id)
+        .order_by(Source.label, Record.position)
+    )
+    for label, record_id, values in rows:
+        by_label.setdefault(label, {})[record_id] = values
+    records_a = by_label.get("A", {})
+    return records_a, (by_label.get("B", {}) if project.kind == ProjectKind.LINK else None)
+
+
+def preview_blocking(project: Project, raw_rules: object) -> BlockingPreview:
+    """Count the pairs ``raw_rules`` would make, without making them."""
+    if project.kind == ProjectKind.PAIRFILE:
+        raise BlockingRefused("a pair-file project takes its pairs from the file")
+    rules = _rules(project, raw_rules)
+    records_a, records_b = _records(project)
+    count = count_pairs(records_a, records_b, rules)
+    return BlockingPreview(
+        [str(r) for r in rules], count.per_rule, count.new_per_rule, count.total, max_pairs()
+    )
+
+
+def create_pairs(project: Project, raw_rules: object) -> int:
+    """Replace the project's pairs with those of ``raw_rules``; return how many were made.
+
+    Each pair records the first rule that produced it (``Pair.rule``). Refused when a worker
+    already has an assignment, when no pair results, or above :func:`max_pairs`.
+    The caller commits.
+    """
+    preview = preview_blocking(project, raw_rules)
+    assigned = db.session.scalar(
+        select(func.count(Assignment.id)).where(Assignment.project_id == project.id)
+    )
+    if assigned:
+        raise BlockingRefused("workers have assignments in this project; pairs cannot change")
+    rules = _rules(project, raw_rules)
+    records_a, records_b = _records(project)
+    try:
+        pairs = candidate_pairs(records_a, records_b, rules, max_pairs=max_pairs())
+    except TooManyPairs:
+        raise BlockingRefused(
+            f"these rules make {preview.total:,} pairs, more than the limit of "
+            f"{preview.limit:,}; add a key to a rule to make the blocks smaller"
+        ) from None
+    if preview.total == 0:
+        raise BlockingRefused("these rules make no pairs; try a looser rule")
+    db.session.execute(delete(Pair).where(Pair.project_id == project.id))
+    names = [name[:200] for name in preview.rules]
+    batch: list[dict] = []
+    made = 0
+    for id_a, id_b, r in pairs:
+        batch.append(
+            {"project_id": project.id, "record_a_id": id_a, "record_b_id": id_b, "rule": names[r]}
+        )
+        if len(batch) >= CHUNK:
+            db.session.execute(insert(Pair), batch)
+            made, batch = made + len(batch), []
+    if batch:
+        db.session.execute(insert(Pair), batch)
+        made += len(batch)
+    db.session.flush()
+    return made
+
+
+def pair_records(project_id: int, pair_ids: list[int] | None = None) -> dict[int, tuple]:
+    """``pair id → (source A, id A, source B, id B, block, pair's external id)``, in pair order.
+
+    The record ids are those of the uploaded files; ``pair_ids`` limits it to those pairs.
+    """
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    query = (
+        select(
+            Pair.id, sa.label, ra.external_id, sb.label, rb.external_id, Pair.block,
+            Pair.external_id,
+        )
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+        .where(Pair.project_id == project_id)
+        .order_by(Pair.id)
+    )  # fmt: skip
+    if pair_ids is not None:
+        query = query.where(Pair.id.in_(pair_ids))
+    return {r[0]: tuple(r[1:]) for r in db.session.execute(query)}

@@ -1,0 +1,281 @@
+"""Create a project from staged uploads: preview, validate, then import whole or not at all.
+
+The three ways of the managers' workflow: link two files (A and B), deduplicate one file,
+or import a MINDFIRL pair file with its optional name-frequency file. Validation reads
+every row before anything is written; the import writes inside the request's transaction,
+so a failure part-way (rolled back by the caller) leaves the database unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import insert, select
+
+from app.core.attributes import AttributeType
+from app.extensions import db
+from app.models import NameFrequency, Pair, Project, ProjectAttribute, Source, User
+from app.models import ProjectKind as Kind
+from app.projects.importing.uploads import Staged
+from app.projects.lifecycle.service import (
+    CHUNK,
+    AttributeSpec,
+    _insert_records,
+    _settings,
+    parse_attributes,
+)
+from app.projects.reading.csvio import CsvImportError, ImportProblem, Preview, preview
+from app.projects.reading.pairfile import (
+    PAIRFILE_ATTRIBUTES,
+    STRUCTURE,
+    read_name_frequencies,
+    read_pairfile,
+)
+from app.projects.reading.records import (
+    ColumnMapping,
+    ValidationReport,
+    read_records,
+    validate_file,
+)
+
+__all__ = [
+    "Checked",
+    "check_upload",
+    "default_type",
+    "fill_import",
+    "import_upload",
+    "start_import",
+    "mapping_columns",
+    "name_frequencies",
+    "previews",
+]
+
+FIRST_NAMES = ("first_name", "firstname", "first", "fname", "given_name")
+LAST_NAMES = ("last_name", "lastname", "last", "lname", "surname", "family_name")
+
+
+@dataclass
+class Checked:
+    """What validation found: per file its record count, and rows dropped as duplicates."""
+
+    records: dict[str, int] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    pairs: int = 0
+    blocks: int = 0
+    frequencies: int = 0
+
+
+def previews(staged: Staged, rows: int = 5) -> dict[str, Preview]:
+    """The header and first rows of each staged file (raises :class:`CsvImportError`)."""
+    out = {}
+    for label in staged.labels():
+        out[label] = _labelled(label, preview, staged.path(label), rows)
+    return out
+
+
+def mapping_columns(staged: Staged, shown: dict[str, Preview]) -> list[str]:
+    """The columns to map: file A's header (attribute columns only for a pair file)."""
+    first = shown["pairs" if staged.kind == Kind.PAIRFILE else "A"]
+    return [h for h in first.header if staged.kind != Kind.PAIRFILE or h not in STRUCTURE]
+
+
+def _labelled(label, function, *args, **kwargs):
+    """Call ``function``, prefixing every problem's message with the file it is about."""
+    try:
+        return function(*args, **kwargs)
+    except CsvImportError as exc:
+        problems = [ImportProblem(p.line, p.column, f"{label}: {p.message}") for p in exc.problems]
+        raise CsvImportError(problems, truncated=exc.truncated) from None
+
+
+def _mapping(plan: dict) -> ColumnMapping:
+    return ColumnMapping(plan["id_column"], plan["identifying"], tuple(plan["sensitive"]))
+
+
+def _attributes(plan: dict, header: list[str]) -> list[AttributeSpec]:
+    """The project schema in header order (raises ``ProjectSpecError``)."""
+    raw = []
+    for column in header:
+        if column in plan["identifying"]:
+            raw.append({"name": column, "type": plan["identifying"][column]})
+        elif column in plan["sensitive"]:
+            raw.append({"name": column, "sensitive": True})
+    return parse_attributes(raw)
+
+
+def check_upload(staged: Staged, plan: dict) -> Checked:
+    """Validate every staged file against ``plan``; raise :class:`CsvImportError` if any fails.
+
+    ``plan`` is what :func:`app.projects.views.forms.parse_columns` returned, plus
+    ``on_duplicate_id`` (``error`` | ``keep_first``).
+    """
+    _settings(plan["settings"])  # raises ProjectSpecError before any file is read
+    checked = Checked()
+    if staged.kind == Kind.PAIRFILE:
+        parsed = _read_pairfile(staged, plan)
+        checked.records = {"A": len(parsed.records_a), "B": len(parsed.records_b)}
+        checked.pairs, checked.blocks = len(parsed.pairs), len({p.block_id for p in parsed.pairs})
+        if staged.has("freq"):
+            freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
+            checked.frequencies = len(freq.first) + len(freq.last)
+        return checked
+    mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
+    for label in staged.labels():
+        report: ValidationReport = _labelled(
+            f"file {label}", validate_file, staged.path(label), mapping, on_duplicate_id=policy
+        )
+        checked.records[label] = report.records
+        checked.dropped += [f"file {label}: {p}" for p in report.dropped]
+    return checked
+
+
+def _read_pairfile(staged: Staged, plan: dict):
+    # Sensitive and ignored columns are read as plain strings: only shown columns are typed.
+    shown = plan["identifying"]
+    kinds = {name: AttributeType(shown.get(name, "string")) for name in plan["header"]}
+    return _labelled("pair file", read_pairfile, staged.path("pairs"), attributes=kinds)
+
+
+def default_type(column: str) -> str:
+    """The type a column starts with on the mapping form (MINDFIRL's for its columns)."""
+    return PAIRFILE_ATTRIBUTES.get(column, AttributeType.STRING).value
+
+
+def import_upload(staged: Staged, plan: dict, owner: User, progress=None) -> Project:
+    """Create the project of ``staged`` as ``plan`` says. The caller commits (or rolls back).
+
+    Raises :class:`CsvImportError` (a file changed or is invalid) or ``ProjectSpecError``
+    (settings); the caller must then roll back, and nothing is left behind.
+    ``progress(done, total)``, if given, is called after every chunk of records.
+    """
+    project = start_import(staged, plan, owner)
+    fill_import(project, staged, plan, progress)
+    return project
+
+
+def start_import(staged: Staged, plan: dict, owner: User) -> Project:
+    """Create the project and its schema (no records yet); flush."""
+    attributes = _attributes(plan, plan["header"])
+    settings = _settings(plan["settings"])
+    project = Project(name=staged.meta["name"], kind=staged.kind, owner_id=owner.id, **settings)
+    project.attributes = [
+        ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
+        for i, a in enumerate(attributes)
+    ]
+    db.session.add(project)
+    db.session.flush()
+    return project
+
+
+def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> None:
+    """Write the records (chunk by chunk) and pairs of ``staged`` into ``project``; flush.
+
+    Files are streamed: no more than a chunk of records is held at once (pair files, which
+    must be cross-checked whole, excepted). ``progress(done, total)`` counts records.
+    """
+    attributes = _attributes(plan, plan["header"])
+    total, done = int(staged.meta.get("rows") or 0), 0
+    if staged.kind == Kind.PAIRFILE:
+        _import_pairfile(project, staged, plan, attributes)
+        done = sum(s.record_count for s in project.sources)
+    else:
+        mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
+        for label in staged.labels():
+            source = _source(project, label, staged.meta["filenames"].get(label))
+            chunks = _labelled(
+                f"file {label}", read_records, staged.path(label), mapping, on_duplicate_id=policy
+            )
+            for chunk in chunks:
+                rows = [
+                    {"id": r.record_id, "identifying": r.identifying, "sensitive": r.sensitive}
+                    for r in chunk
+                ]
+                _insert_records(
+                    project.id, source.id, rows, attributes,
+                    offset=source.record_count, with_ids=False,
+                )  # fmt: skip
+                source.record_count += len(rows)
+                done += len(rows)
+                if progress is not None:
+                    db.session.flush()
+                    progress(done, max(total, done))
+    db.session.flush()
+    if progress is not None:
+        progress(done, max(total, done))
+
+
+def _source(project: Project, label: str, filename: str | None) -> Source:
+    source = Source(project_id=project.id, label=label, filename=filename, record_count=0)
+    db.session.add(source)
+    db.session.flush()
+    return source
+
+
+def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -> None:
+    parsed = _read_pairfile(staged, plan)
+    ids = {}
+    for label, records in (("A", parsed.records_a), ("B", parsed.records_b)):
+        source = _source(project, label, staged.meta["filenames"].get("pairs"))
+        rows = [
+            {
+                "id": record_id,
+                "identifying": {a.name: values[a.name] for a in attributes if a.identifying},
+                "sensitive": {a.name: values[a.name] for a in attributes if not a.identifying},
+            }
+            for record_id, values in records.items()
+        ]
+        source.record_count = len(rows)
+        ids[label] = _insert_records(project.id, source.id, rows, attributes)
+    # A record pair the file repeats (under another PairID) is one more pair over the same
+    # two records: each record is stored once, so anonymity sets count it once.
+    rows = [
+        {
+            "project_id": project.id,
+            "record_a_id": ids["A"][p.id_a],
+            "record_b_id": ids["B"][p.id_b],
+            "external_id": p.pair_id[:100],
+            "block": p.block_id[:100],
+            "rule": "pair file",
+        }
+        for p in parsed.pairs
+    ]
+    for start in range(0, len(rows), CHUNK):
+        db.session.execute(insert(Pair), rows[start : start + CHUNK])
+    if staged.has("freq"):
+        freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
+        rows = [
+            {"project_id": project.id, "kind": kind, "name": name[:200], "count": count}
+            for kind, table in (("F", freq.first), ("L", freq.last))
+            for name, count in table.items()
+        ]
+        if rows:
+            db.session.execute(insert(NameFrequency), rows)
+
+
+def name_frequencies(project_id: int) -> dict[str, dict[str, int]]:
+    """Name counts by attribute: ``{"first_name": {"LYNN": 100}, "last_name": {...}}``.
+
+    ``F`` counts belong to the project's first-name attribute and ``L`` counts to its
+    last-name attribute (found by name, e.g. ``first_name`` / ``surname``); kinds whose
+    attribute the project lacks are left out.
+    """
+    names = {
+        n.lower(): n
+        for n in db.session.scalars(
+            select(ProjectAttribute.name).where(ProjectAttribute.project_id == project_id)
+        )
+    }
+    targets = {
+        "F": next((names[n] for n in FIRST_NAMES if n in names), None),
+        "L": next((names[n] for n in LAST_NAMES if n in names), None),
+    }
+    out: dict[str, dict[str, int]] = {}
+    rows = db.session.execute(
+        select(NameFrequency.kind, NameFrequency.name, NameFrequency.count).where(
+            NameFrequency.project_id == project_id
+        )
+    )
+    for kind, name, count in rows:
+        if targets.get(kind) is not None:
+            out.setdefault(targets[kind], {})[name] = count
+    return out

@@ -1,0 +1,89 @@
+"""How far a project is: per worker answers, KAPR and characters; reviewers' agreement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import Assignment, BudgetChange, Project
+from app.projects.progress.agreement import Agreement, agreement
+from app.projects.progress.outcomes import outcomes
+
+__all__ = ["ProjectProgress", "WorkerProgress", "project_progress"]
+
+
+@dataclass(frozen=True)
+class WorkerProgress:
+    assignment_id: int
+    worker: str
+    pairs: int
+    decided: int
+    kapr: float
+    budget: float
+    chars_disclosed: int
+    chars_total: int
+    budget_changes: list[tuple[float, float, str]]  # (before, after, ISO time)
+
+    @property
+    def chars_percent(self) -> float:
+        return 100 * self.chars_disclosed / self.chars_total if self.chars_total else 0.0
+
+
+@dataclass(frozen=True)
+class ProjectProgress:
+    pairs: int
+    decided: int  # pairs with a final answer (consensus or resolution)
+    conflicts: int
+    workers: list[WorkerProgress]
+    agreement: Agreement
+
+
+def project_progress(project: Project) -> ProjectProgress:
+    """Per worker pairs decided, KAPR spent vs budget, characters disclosed; agreement."""
+    by_pair = outcomes(project.id)
+    assignments = db.session.scalars(
+        select(Assignment)
+        .where(Assignment.project_id == project.id, Assignment.resolver.is_(False))
+        .order_by(Assignment.id)
+    ).all()
+    changes: dict[int, list] = {}
+    for c in db.session.scalars(
+        select(BudgetChange)
+        .where(BudgetChange.assignment_id.in_([a.id for a in assignments]))
+        .order_by(BudgetChange.id)
+    ):
+        changes.setdefault(c.assignment_id, []).append(
+            (c.budget_before, c.budget_after, c.at.strftime("%Y-%m-%d %H:%M"))
+        )
+    counts: dict[int, list[int]] = {a.id: [0, 0] for a in assignments}
+    double: list[tuple[str, str]] = []
+    for outcome in by_pair.values():
+        for answer in outcome.answers:
+            counts[answer.assignment_id][0] += 1
+            counts[answer.assignment_id][1] += answer.decision is not None
+        decided = [a.decision for a in outcome.answers if a.decision is not None]
+        if len(decided) >= 2:
+            double.append((decided[0], decided[1]))
+    workers = [
+        WorkerProgress(
+            a.id,
+            a.worker.username,
+            counts[a.id][0],
+            counts[a.id][1],
+            a.kapr,
+            a.budget,
+            getattr(a, "chars_disclosed", 0) or 0,
+            getattr(a, "chars_total", 0) or 0,
+            changes.get(a.id, []),
+        )
+        for a in assignments
+    ]
+    return ProjectProgress(
+        pairs=len(by_pair),
+        decided=sum(o.final is not None for o in by_pair.values()),
+        conflicts=sum(o.open for o in by_pair.values()),
+        workers=workers,
+        agreement=agreement(double),
+    )

@@ -1,0 +1,223 @@
+"""Parse MINDFIRL's "create by pair file" uploads: the pair file and the name frequencies.
+
+The pair file (``pairfile_extra.csv``) has a header
+``PairID,GroupID,DB,ID,<attributes...>`` and two rows per pair: ``DB`` is ``A`` or ``B``
+(the source), ``ID`` the record's id within that source and ``GroupID`` the block. A record
+may sit in several pairs (the demo file repeats records A1/B2, A4/B3 and A5/B7 in each of
+its 12 pairs), so its rows must agree. The name-frequency file (``name_freq.csv``) has no
+header: ``F|L,name,count`` per line (F = first name, L = last name).
+
+Both readers share the encoding, dialect and line-length checks of
+:mod:`app.projects.reading.csvio` and raise
+:class:`~app.projects.reading.csvio.CsvImportError` listing every problem with its line number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from app.core.attributes import AttributeType, normalize
+from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
+
+__all__ = [
+    "PAIRFILE_ATTRIBUTES",
+    "NameFrequencies",
+    "Pair",
+    "PairFile",
+    "read_name_frequencies",
+    "read_pairfile",
+]
+
+STRUCTURE = ("PairID", "GroupID", "DB", "ID")
+
+#: Types of MINDFIRL's 11 attributes; any other attribute column is read as a string.
+PAIRFILE_ATTRIBUTES: dict[str, AttributeType] = {
+    "voter_reg_num": AttributeType.ID,
+    "first_name": AttributeType.STRING,
+    "last_name": AttributeType.STRING,
+    "dob": AttributeType.DATE,
+    "sex": AttributeType.CATEGORY,
+    "race": AttributeType.CATEGORY,
+    **{f"info{i}": AttributeType.STRING for i in range(1, 6)},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One pair to review: record ``id_a`` of source A against ``id_b`` of source B."""
+
+    pair_id: str
+    block_id: str
+    id_a: str
+    id_b: str
+
+
+@dataclass(frozen=True)
+class PairFile:
+    """A parsed pair file: attribute types, records per source (normalised), pairs."""
+
+    attributes: dict[str, AttributeType]
+    records_a: dict[str, dict[str, str | None]]
+    records_b: dict[str, dict[str, str | None]]
+    pairs: list[Pair]
+
+
+@dataclass(frozen=True)
+class NameFrequencies:
+    """How many people carry each first and last name (``{name: count}``)."""
+
+    first: dict[str, int]
+    last: dict[str, int]
+
+
+class _Problems(list):
+    def add(self, line: int | None, column: str | None, message: str) -> None:
+        self.append(ImportProblem(line, column, message))
+
+
+def read_pairfile(
+    source: Source,
+    *,
+    attributes: Mapping[str, AttributeType] = PAIRFILE_ATTRIBUTES,
+    max_errors: int = 100,
+) -> PairFile:
+    """Parse and check a MINDFIRL pair file.
+
+    Checks: the four structure columns exist; every row has the header's field count, a
+    pair id, a block id, a record id and ``DB`` of ``A`` or ``B``; each pair has exactly one
+    A row and one B row, in one block; a record repeated across pairs has the same values;
+    dates are real dates. Pairs keep the order of their first row.
+    """
+    problems = _Problems()
+    with open_rows(source) as stream:
+        rows = _with_header(stream.rows)
+        header_line, header = next(rows)
+        names = [h.strip() for h in header]
+        missing = [c for c in STRUCTURE if c not in names]
+        if missing:
+            found = ", ".join(repr(n) for n in names[:6])
+            message = f"missing column(s) {', '.join(missing)}; found {found}"
+            raise CsvImportError([ImportProblem(header_line, None, message)])
+        at = {name: names.index(name) for name in STRUCTURE}
+        kinds = {n: AttributeType(attributes.get(n, "string")) for n in names if n not in at}
+        records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}
+        first_line: dict[tuple[str, str], int] = {}
+        members: dict[str, dict[str, tuple[int, str]]] = {}
+        blocks: dict[str, tuple[int, str]] = {}
+        for line, fields in rows:
+            if len(problems) >= max_errors:
+                raise CsvImportError(problems, truncated=True)
+            if len(fields) != len(names):
+                problems.add(line, None, f"expected {len(names)} fields, found {len(fields)}")
+                continue
+            row = dict(zip(names, (f.strip() for f in fields), strict=True))
+            pair_id, block, db, record_id = (row[c] for c in STRUCTURE)
+            for column in STRUCTURE:
+                if not row[column]:
+                    problems.add(line, column, f"empty {column}")
+            if db.upper() not in ("A", "B") and db:
+                problems.add(line, "DB", f"DB must be A or B, not {db!r}")
+            values = _values(line, row, kinds, problems)
+            if not all((pair_id, block, record_id)) or db.upper() not in ("A", "B"):
+                continue
+            db = db.upper()
+            side = members.setdefault(pair_id, {})
+            if db in side:
+                problems.add(
+                    line, "DB", f"pair {pair_id} has a second {db} row (line {side[db][0]})"
+                )
+                continue
+            side[db] = (line, record_id)
+            seen_line, seen_block = blocks.setdefault(pair_id, (line, block))
+            if seen_block != block:
+                message = f"pair {pair_id} is in block {seen_block} on line {seen_line}"
+                problems.add(line, "GroupID", message)
+            if values is None:
+                continue
+            known = records[db].setdefault(record_id, values)
+            first_line.setdefault((db, record_id), line)
+            diff = [name for name in kinds if known[name] != values[name]]
+            if diff:
+                message = (
+                    f"record {db} {record_id} differs from line "
+                    f"{first_line[db, record_id]} in {', '.join(diff)}"
+                )
+                problems.add(line, diff[0], message)
+    pairs = []
+    for pair_id, side in members.items():
+        for db in ("A", "B"):
+            if db not in side:
+                ((line, _),) = side.values()
+                problems.add(line, "DB", f"pair {pair_id} has no {db} row")
+        if len(side) == 2:
+            pairs.append(Pair(pair_id, blocks[pair_id][1], side["A"][1], side["B"][1]))
+    if problems:
+        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
+    return PairFile(kinds, records["A"], records["B"], pairs)
+
+
+def _values(
+    line: int, row: dict[str, str], kinds: dict[str, AttributeType], problems: _Problems
+) -> dict[str, str | None] | None:
+    """Normalise the attribute values of one row; ``None`` if any is invalid."""
+    values: dict[str, str | None] = {}
+    for name, kind in kinds.items():
+        try:
+            values[name] = normalize(kind, row[name])
+        except ValueError as exc:
+            problems.add(line, name, str(exc))
+    return values if len(values) == len(kinds) else None
+
+
+def _with_header(rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
+    """Yield the rows, raising a clear error for an empty or header-only file."""
+    header = next(rows, None)
+    if header is None:
+        raise CsvImportError([ImportProblem(None, None, "the file is empty")])
+    yield header
+    empty = True
+    for row in rows:
+        empty = False
+        yield row
+    if empty:
+        message = "the file has a header row but no data rows"
+        raise CsvImportError([ImportProblem(header[0], None, message)])
+
+
+def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequencies:
+    """Parse a name-frequency file: no header, ``F|L,name,count`` per line.
+
+    Names are normalised like string attributes so they match record values. Counts are
+    any non-negative integer (MINDFIRL's demo has 143 and 1006). A name listed twice for the
+    same kind is an error.
+    """
+    tables: dict[str, dict[str, int]] = {"F": {}, "L": {}}
+    lines: dict[tuple[str, str], int] = {}
+    problems = _Problems()
+    with open_rows(source, delimiter=",") as stream:
+        for line, fields in stream.rows:
+            if len(problems) >= max_errors:
+                raise CsvImportError(problems, truncated=True)
+            if len(fields) != 3:
+                problems.add(line, None, f"expected 3 fields (F|L,name,count), found {len(fields)}")
+                continue
+            kind, raw_name, raw_count = (f.strip() for f in fields)
+            name = normalize(AttributeType.STRING, raw_name)
+            if kind.upper() not in tables:
+                problems.add(line, None, f"the first field must be F or L, not {kind!r}")
+            elif name is None:
+                problems.add(line, None, "empty name")
+            elif not raw_count.isdigit():
+                problems.add(line, None, f"count must be a whole number >= 0, not {raw_count!r}")
+            elif (kind.upper(), name) in lines:
+                message = f"{name!r} is listed again (line {lines[kind.upper(), name]})"
+                problems.add(line, None, message)
+            else:
+                lines[kind.upper(), name] = line
+                tables[kind.upper()][name] = int(raw_count)
+    if problems:
+        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
+    if not lines:
+        raise CsvImportError([ImportProblem(None, None, "the file is empty")])
+    return NameFrequencies(tables["F"], tables["L"])

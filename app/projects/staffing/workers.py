@@ -1,0 +1,96 @@
+"""Share a project's pairs among workers (single or double coding) and change budgets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import Assignment, BudgetChange, Pair, Project, Role, User
+from app.projects.staffing.assignments import AssignmentError, assign_pairs, lock_assignment
+
+__all__ = ["assign_workers", "change_budget", "share"]
+
+
+def share(pair_ids: Sequence[int], workers: int, coders: int) -> list[list[int]]:
+    """Split ``pair_ids`` evenly: each pair goes to ``coders`` distinct workers.
+
+    Pair ``i`` goes to workers ``(i·coders + k) mod workers`` for ``k < coders``, so the
+    shares differ by at most one pair and with as many coders as workers every worker gets
+    every pair.
+    """
+    if not 1 <= coders <= workers:
+        raise AssignmentError(f"coding by {coders} needs at least {coders} workers")
+    shares: list[list[int]] = [[] for _ in range(workers)]
+    for i, pair_id in enumerate(pair_ids):
+        for k in range(coders):
+            shares[(i * coders + k) % workers].append(pair_id)
+    return shares
+
+
+def assign_workers(
+    project: Project,
+    budgets: Mapping[str, float],
+    *,
+    coders: int = 1,
+    start_partial: Sequence[str] = (),
+    page_size: int | None = None,
+) -> list[Assignment]:
+    """Give each named worker an even share of the pairs with their budget. The caller commits.
+
+    Raises :class:`AssignmentError` (nothing is kept: the caller rolls back).
+    """
+    if page_size is not None:
+        if not 1 <= page_size <= 200:
+            raise AssignmentError("the page size is a whole number from 1 to 200")
+        project.page_size = page_size
+    users = {
+        u.username: u
+        for u in db.session.scalars(select(User).where(User.username.in_(list(budgets))))
+    }
+    missing = [name for name in budgets if name not in users]
+    if missing:
+        raise AssignmentError(f"no such user: {', '.join(missing)}")
+    not_workers = [name for name, u in users.items() if u.role != Role.WORKER]
+    if not_workers:
+        raise AssignmentError(f"not workers: {', '.join(not_workers)}")
+    pair_ids = db.session.scalars(
+        select(Pair.id).where(Pair.project_id == project.id).order_by(Pair.id)
+    ).all()
+    if not pair_ids:
+        raise AssignmentError("the project has no pairs yet; block first")
+    names = list(budgets)
+    made = []
+    for name, ids in zip(names, share(pair_ids, len(names), coders), strict=True):
+        if ids:
+            made.append(assign_pairs(project, users[name], budgets[name], ids, list(start_partial)))
+    return made
+
+
+def change_budget(assignment: Assignment, budget: float, by: User) -> BudgetChange:
+    """Set ``assignment``'s KAPR budget to ``budget`` and record the change. The caller commits.
+
+    The row is locked (PostgreSQL) or the write lock held (SQLite ``BEGIN IMMEDIATE``) while
+    the spent KAPR is compared, so a concurrent reveal cannot slip between check and write.
+    A budget below what the worker has already spent is refused.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget <= 1:
+        raise AssignmentError("the budget is a KAPR limit from 0 to 1")
+    locked = lock_assignment(assignment.id)
+    if budget < locked.kapr:
+        raise AssignmentError(
+            f"{locked.worker.username} has spent {locked.kapr:.4f} already; "
+            "the budget cannot be lower than that"
+        )
+    change = BudgetChange(
+        assignment_id=locked.id,
+        changed_by=by.id,
+        budget_before=locked.budget,
+        budget_after=float(budget),
+    )
+    locked.budget = float(budget)
+    locked.version += 1
+    db.session.add(change)
+    db.session.flush()
+    return change

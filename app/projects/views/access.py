@@ -1,0 +1,32 @@
+"""Who may touch a project, and the CSV download every export goes through."""
+
+from __future__ import annotations
+
+from flask import Response, abort
+from flask_login import current_user
+
+from app.extensions import db
+from app.models import Project
+from app.projects.exports import ExportRefused, export_csv, export_filename
+
+MANAGERS = ("manager", "admin")  # the roles every managers' page admits
+
+
+def owned_project(project_id: int) -> Project:
+    """The project, if the current user manages it (admins reach every project)."""
+    project = db.session.get(Project, project_id)
+    if project is None:
+        abort(404, "no such project")
+    if current_user.role != "admin" and project.owner_id != current_user.id:
+        abort(403, "this project belongs to another manager")
+    return project
+
+
+def export_download(project: Project, kind: str) -> Response:
+    """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind)."""
+    try:
+        text = export_csv(project, kind)
+    except ExportRefused as exc:
+        abort(404, str(exc))
+    disposition = f'attachment; filename="{export_filename(project, kind)}"'
+    return Response(text, mimetype="text/csv", headers={"Content-Disposition": disposition})

@@ -1,0 +1,5 @@
+"""The managers' Blueprint, alone so that every page module can register on it."""
+
+from flask import Blueprint
+
+bp = Blueprint("projects", __name__)

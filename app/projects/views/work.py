@@ -1,0 +1,110 @@
+"""A project's work: blocking into pairs, assignments and budgets, progress."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import select
+
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import Assignment, Role, User
+from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, preview_blocking
+from app.projects.progress import project_progress
+from app.projects.staffing import AssignmentError, assign_workers, change_budget
+from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.blueprint import bp
+from app.projects.views.forms import (
+    KEY_SLOTS,
+    RULE_SLOTS,
+    FormError,
+    parse_assignments,
+    parse_rules,
+)
+
+
+def _blocking_page(project, preview=None, problems=(), status=200):
+    return render_template(
+        "projects/blocking.html", project=project, preview=preview, problems=list(problems),
+        transforms=TRANSFORMS, rule_slots=RULE_SLOTS, key_slots=KEY_SLOTS, form=request.form,
+    ), status  # fmt: skip
+
+
+@bp.route("/<int:project_id>/blocking", methods=["GET", "POST"])
+@roles_required(*MANAGERS)
+def blocking(project_id: int):
+    project = owned_project(project_id)
+    if request.method == "GET":
+        return _blocking_page(project)
+    try:
+        rules = parse_rules(request.form)
+        if request.form.get("action") != "create":
+            return _blocking_page(project, preview_blocking(project, rules))
+        made = create_pairs(project, rules)
+    except (FormError, BlockingRefused) as exc:
+        db.session.rollback()
+        return _blocking_page(project, problems=getattr(exc, "problems", [str(exc)]), status=400)
+    db.session.commit()
+    flash(f"{made:,} pairs created.", "info")
+    return redirect(url_for("projects.project", project_id=project.id))
+
+
+def _workers() -> list[User]:
+    query = select(User).where(User.role == Role.WORKER, User.active.is_(True))
+    return db.session.scalars(query.order_by(User.username)).all()
+
+
+@bp.route("/<int:project_id>/assignments", methods=["GET", "POST"])
+@roles_required(*MANAGERS)
+def assignments(project_id: int):
+    project = owned_project(project_id)
+    workers = _workers()
+    page = "projects/assignments.html"
+    if request.method == "GET":
+        return render_template(
+            page, project=project, workers=workers, form=request.form, problems=[]
+        )
+    try:
+        plan = parse_assignments(
+            request.form, [w.username for w in workers], [a.name for a in project.identifying]
+        )
+        made = assign_workers(
+            project, plan["workers"], coders=plan["coders"],
+            start_partial=plan["start_partial"], page_size=plan["page_size"],
+        )  # fmt: skip
+    except (FormError, AssignmentError) as exc:
+        db.session.rollback()
+        problems = getattr(exc, "problems", [str(exc)])
+        return render_template(
+            page, project=project, workers=workers, form=request.form, problems=problems
+        ), 400
+    db.session.commit()
+    flash(f"{len(made)} assignment(s) created.", "info")
+    return redirect(url_for("projects.progress", project_id=project.id))
+
+
+@bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
+@roles_required(*MANAGERS)
+def budget(project_id: int, assignment_id: int):
+    project = owned_project(project_id)
+    assignment = db.session.get(Assignment, assignment_id)
+    if assignment is None or assignment.project_id != project.id:
+        return redirect(url_for("projects.progress", project_id=project.id))
+    try:
+        change_budget(assignment, float(request.form.get("budget", "")), by=current_user)
+    except (ValueError, AssignmentError) as exc:
+        db.session.rollback()
+        flash(f"Budget not changed: {exc}", "error")
+    else:
+        db.session.commit()
+        flash(f"Budget of {assignment.worker.username} set to {assignment.budget:g}.", "info")
+    return redirect(url_for("projects.progress", project_id=project.id))
+
+
+@bp.route("/<int:project_id>/progress")
+@roles_required(*MANAGERS)
+def progress(project_id: int):
+    project = owned_project(project_id)
+    return render_template(
+        "projects/progress.html", project=project, progress=project_progress(project)
+    )

@@ -1,0 +1,63 @@
+"""Charts draw in a real browser under the CSP, and show the rows of their data table."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from app.analytics.reports import kapr_report
+from app.extensions import db
+from app.review.services import reveal_cell
+from tests.e2e.test_login import log_in
+from tests.factories import make_assignment, make_user, paper_project
+
+
+@pytest.fixture
+def spent(app):
+    with app.app_context():
+        make_user("ada", "admin")
+        manager = make_user("max", "manager")
+        wes, wen = make_user("wes"), make_user("wen")
+        project = paper_project(manager, name="Paper")
+        first = make_assignment(project, wes, 0.5)
+        pair_id = first.pairs[0].pair_id
+        make_assignment(project, wen, 0.25, pairs=[pair_id])
+        reveal_cell(first.id, pair_id, 0, "name", by=wes)
+        db.session.commit()
+        return float(kapr_report().assignments[1].kapr)
+
+
+def test_kapr_report_chart_draws_its_table(page, live_server, spent):
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    log_in(page, live_server, "ada")
+    page.goto(f"{live_server}/admin/reports/kapr")
+    figure = page.locator("figure.chart")
+    figure.locator("canvas").wait_for()
+    page.wait_for_selector("figure.chart[data-chart-ready='2']")
+    drawn = figure.evaluate(
+        "f => ({labels: f.chart.data.labels, data: f.chart.data.datasets.map(d => d.data),"
+        " width: f.querySelector('canvas').width})"
+    )
+    assert drawn["width"] > 0
+    assert drawn["labels"] == ["Paper (#1) · wen", "Paper (#1) · wes"]
+    assert spent > 0
+    assert drawn["data"] == [[0, spent], [0.25, 0.5]]
+
+    figure.locator("summary").click()
+    cells = figure.locator("table.chart-data tbody tr").evaluate_all(
+        "rows => rows.map(r => Array.from(r.cells, c => c.innerText))"
+    )
+    assert cells == [["Paper (#1) · wen", "0", "0.25"], ["Paper (#1) · wes", f"{spent:.6g}", "0.5"]]
+
+    with page.expect_download() as download:
+        figure.get_by_role("link", name="Download data (CSV)").click()
+    text = download.value.path().read_text()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["Assignment", "KAPR spent", "Budget"]
+    assert [r[0] for r in rows[1:]] == [c[0] for c in cells]
+    assert [float(r[1]) for r in rows[1:]] == drawn["data"][0]
+    assert problems == []
