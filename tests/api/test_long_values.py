@@ -13,8 +13,8 @@ import time
 
 from app.core import alignment
 from app.extensions import db
-from app.projects.assignments import assign_pairs
-from app.projects.services import create_project
+from app.projects.lifecycle import create_project
+from app.projects.staffing import assign_pairs
 from tests.api.conftest import Worker
 from tests.factories import make_token, make_user
 

@@ -1,8 +1,8 @@
 """Schemathesis against the app (WSGI, no network): no 5xx, answers as documented.
 
 Every documented operation is called by each role with generated bodies, both ones that fit
-the schema and ones that do not (negative mode), once with the ids of a real project,
-assignment and pair, and (as the manager) with generated ids. Bounded: ``EXAMPLES`` per operation, role
+the schema and ones that do not (negative mode), with the ids of a real project, assignment
+and pair, and (as the manager) with generated ids. Bounded: ``EXAMPLES`` per operation, role
 and mode, derandomized so a failure reproduces. Runs on SQLite and, with
 ``TEST_DATABASE_URL``, on PostgreSQL.
 """
