@@ -99,6 +99,22 @@ def _check_string(text: str, where: str, max_chars: int) -> None:
         raise JSONLimitError(f"{where}: longer than {max_chars:,} characters")
 
 
+def check_record_sizes(body: dict, max_chars: int) -> None:
+    """400 when the values of one record together exceed ``max_chars`` (MAX_RECORD_CHARS)."""
+    for source in ("records", "records_a", "records_b"):
+        rows = body.get(source)
+        for n, row in enumerate(rows if isinstance(rows, list) else ()):
+            if not isinstance(row, dict):
+                continue
+            size = sum(len(v) for v in row.values() if isinstance(v, str))
+            if size > max_chars:
+                abort(
+                    400,
+                    f"body.{source}[{n}]: its values together are longer than "
+                    f"{max_chars:,} characters",
+                )
+
+
 class IdConverter(IntegerConverter):
     """``<int:...>`` that matches only numbers an id column can hold (else 404)."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import abort, jsonify, request
+from flask import abort, current_app, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
 from app.api import bp, schemas
+from app.api.inputs import check_record_sizes
 from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -27,8 +28,10 @@ def json_body() -> dict:
 @roles_required("manager")
 @documented("Create a project", body=schemas.project_spec, ok=schemas.CREATED, status=201)
 def create_project_view():
+    body = json_body()
+    check_record_sizes(body, current_app.config["MAX_RECORD_CHARS"])
     try:
-        project = create_project(json_body(), owner=current_user)
+        project = create_project(body, owner=current_user)
     except ProjectSpecError as exc:
         db.session.rollback()
         return jsonify(error="invalid_project", message=str(exc), problems=exc.problems), 400

@@ -30,7 +30,11 @@ def username(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
-    """A whole project description (docs/api.md); records are flat objects of values."""
+    """A whole project description (docs/api.md); records are flat objects of values.
+
+    Not expressible here, checked by the view: a record's values together are at most
+    ``MAX_RECORD_CHARS`` characters.
+    """
     value = {
         "anyOf": [
             {"type": "string", "maxLength": config["MAX_VALUE_CHARS"]},

@@ -106,3 +106,14 @@ def test_values_over_the_limit_name_the_place_not_the_value(app, api):
 
 def test_a_body_that_is_not_json(api):
     _refused(api("/projects", raw="{not json"), "not valid JSON")
+
+
+def test_a_record_over_the_per_record_limit(app, api):
+    wide = {f"a{k}": "x" * 900 for k in range(12)}  # each value fits, together 10,800
+    spec = {
+        "name": "wide",
+        "kind": "dedupe",
+        "attributes": [{"name": name} for name in wide],
+        "records": [{"id": "1", **wide}, {"id": "2", **wide}],
+    }
+    _refused(api("/projects", json=spec), "body.records[0]", "10,000")
