@@ -132,13 +132,18 @@ class _Band:
 
     @property
     def cells(self) -> int:
-        return len(self.rows) * self.width
+        return _band_cells(len(self.rows) - 1, self.m, self.lo, self.lo + self.width - 1)
 
     def get(self, i: int, j: int) -> int:
         idx = j - i - self.lo
         if 0 <= idx < self.width and 0 <= j <= self.m:
             return self.rows[i][idx]
         return _INF
+
+
+def _band_cells(n: int, m: int, lo: int, hi: int) -> int:
+    """The number of cells of an ``(n + 1) x (m + 1)`` table inside the diagonals lo..hi."""
+    return min((n + 1) * (hi - lo + 1), (n + 1) * (m + 1))
 
 
 def _band_limits(n: int, m: int, k: int) -> tuple[int, int]:
@@ -158,7 +163,7 @@ def _exact_band(a: str, b: str, max_cells: int | None) -> tuple[_Band | None, in
     while True:
         lo, hi = _band_limits(n, m, k)
         lo, hi = max(lo, -n), min(hi, m)
-        if max_cells is not None and spent + (n + 1) * (hi - lo + 1) > max_cells:
+        if max_cells is not None and spent + _band_cells(n, m, lo, hi) > max_cells:
             return None, spent
         band = _Band(a, b, lo, hi)
         spent += band.cells

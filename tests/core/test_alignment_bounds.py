@@ -58,6 +58,17 @@ def test_a_narrow_band_gives_the_same_alignment_or_says_it_did_not(a, b, max_cel
         assert sum(op.cost for op in result.ops) >= reference_osa(a, b)
 
 
+def test_values_whose_full_table_fits_get_the_full_table_result() -> None:
+    rng = random.Random(400)
+    for n, m in ((400, 400), (490, 500), (300, 800)):
+        a = "".join(rng.choice("AB ") for _ in range(n))
+        b = "".join(rng.choice("AB ") for _ in range(m))
+        assert (n + 1) * (m + 1) <= MAX_CELLS
+        result = align_bounded(a, b)
+        assert result.exact and result.cells == (n + 1) * (m + 1)
+        assert result.ops == legacy_align(a, b)
+
+
 def _edited(text: str, edits: int, rng: random.Random) -> str:
     chars = list(text)
     for _ in range(edits):
