@@ -1,29 +1,80 @@
-"""Database life cycle: engine hooks and the embedded database's self-upgrade."""
+"""Database life cycle: engine hooks, SQLite's write lock, and the embedded database's self-upgrade.
+
+SQLite has one write lock for the whole file and takes it lazily: a transaction that reads
+and later writes may find another writer got there first (``SQLITE_BUSY``) or, worse, decide
+on data that changed under it. So a transaction that may write begins ``BEGIN IMMEDIATE``
+and holds the write lock from its first statement. Holding it for a *read* would make every
+reader queue behind every writer (a burst of reveals stalled everybody's pages), so:
+
+- a read begins ``BEGIN`` (deferred): a GET, HEAD or OPTIONS request, or a view marked
+  :func:`reads_first`. Under WAL a reader never waits for a writer.
+- everything else (other requests, the CLI, jobs) begins ``BEGIN IMMEDIATE`` as before.
+- a :func:`reads_first` view calls :func:`begin_write` where its writing starts: the read
+  snapshot ends and the write lock is taken there, so it is held only for the write. The
+  reveal does this (``app.review.services``): its reads and its cost computation happen
+  before the lock, and a compare-and-set on the assignment's ``version`` catches anything
+  that changed in between.
+
+PostgreSQL needs none of this: reads take no locks, writers lock the rows they change.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from flask import Flask
+from flask import Flask, current_app, has_request_context, request
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from app.extensions import db
 
 log = logging.getLogger(__name__)
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 def install_engine_hooks() -> None:
-    """Give every SQLite engine foreign keys, WAL and writer-serialising transactions.
-
-    SQLite takes its write lock lazily, so two transactions that both read then write can
-    deadlock or lose an update. ``BEGIN IMMEDIATE`` takes the lock at the start, which is
-    what the budget check in ``reveal_cell`` needs (the PostgreSQL path uses a row lock).
-    """
+    """Give every SQLite engine foreign keys, WAL and writer-serialising transactions."""
     for engine in db.engines.values():
         if engine.dialect.name == "sqlite" and not getattr(engine, "_mindfirl_hooks", False):
             _hook_sqlite(engine)
             engine._mindfirl_hooks = True
+
+
+def reads_first(view):
+    """Mark a view whose transaction begins as a read and calls :func:`begin_write` itself."""
+    view.mindfirl_reads_first = True
+    return view
+
+
+def _deferred() -> bool:
+    """Whether the transaction beginning now is a read (see the module docstring)."""
+    if not has_request_context():
+        return False
+    if request.method in SAFE_METHODS:
+        return True
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    return bool(getattr(view, "mindfirl_reads_first", False))
+
+
+def begin_write(connection: Connection) -> None:
+    """Hold the write lock from here to the end of the transaction (SQLite; no-op elsewhere).
+
+    In a deferred transaction that has written nothing yet, the read snapshot ends and a new
+    transaction begins ``IMMEDIATE``: what was read before must be checked again (the reveal
+    compares the assignment's ``version``). A transaction that has written already holds the
+    lock and goes on unchanged.
+    """
+    if connection.dialect.name != "sqlite":
+        return
+    info = connection.info
+    if info.get("mindfirl_immediate", True):
+        return
+    raw = connection.connection.dbapi_connection
+    if raw.total_changes == info.get("mindfirl_changes"):
+        connection.exec_driver_sql("COMMIT")
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    info["mindfirl_immediate"] = True
 
 
 def _hook_sqlite(engine: Engine) -> None:
@@ -39,7 +90,10 @@ def _hook_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        deferred = _deferred()
+        conn.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
+        conn.info["mindfirl_immediate"] = not deferred
+        conn.info["mindfirl_changes"] = conn.connection.dbapi_connection.total_changes
 
 
 def upgrade_embedded_database(app: Flask) -> None:

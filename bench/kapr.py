@@ -8,7 +8,9 @@ temporary SQLite database (``--postgres [URL]``: a throwaway PostgreSQL schema i
 one worker an assignment and measures:
 
 - index build time and memory (``AnonymityIndex.nbytes`` and the process RSS delta);
-- reveal latency through the JSON API (Flask test client, bearer token), after a warm-up;
+- reveal latency and CPU through the JSON API (Flask test client, bearer token), after a
+  warm-up, alternating with the **baseline**: the reveal as it was before issue 15
+  (``bench/_kapr_baseline.py``), on the same assignment, in the same run;
 - GET page latency through the API, and the page preview (``page_costs`` of 10 pairs);
 - the ``pair`` evidence model's page preview on the same pages, first and shown again;
 - a naive baseline in the same run: a pure-Python loop over every record per ``k_i``
@@ -34,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _kapr_baseline import register as register_baseline  # noqa: E402
 from _kapr_setup import (  # noqa: E402
     bench_app,
     make_worker,
@@ -88,15 +91,32 @@ def api_phase(app, assignment_id: int, token: str, reveals: int, rng) -> dict:
                     if cell["next_level"] and cell["affordable"]:
                         cells.append((pair["id"], row["row"], name))
     rng.shuffle(cells)
-    times = []
-    for pair_id, row, name in cells[:reveals]:
+    # Reveals alternate between today's endpoint and the baseline (the code path before
+    # issue 15, bench/_kapr_baseline.py, token looked up every time as it was then).
+    old_url = f"/bench/old/assignments/{assignment_id}/reveal"
+    times, cpu = {"new": [], "old": []}, {"new": 0.0, "old": 0.0}
+    for i, (pair_id, row, name) in enumerate(cells[: 2 * reveals]):
+        path = "old" if i % 2 else "new"
+        app.config["TOKEN_CACHE_SECONDS"] = 0 if path == "old" else 10
         payload = {"pair_id": pair_id, "row": row, "attribute": name}
-        start = time.perf_counter()
-        answer = client.post(url + "/reveal", json=payload, headers=headers)
-        times.append(time.perf_counter() - start)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        answer = client.post(
+            old_url if path == "old" else url + "/reveal", json=payload, headers=headers
+        )
+        cpu[path] += time.process_time() - start_cpu
+        times[path].append(time.perf_counter() - start)
         if answer.status_code != 200:
             raise RuntimeError(f"reveal refused: {answer.get_json()}")
-    return {"warm": warm, "get": gets, "reveal": times, "pages": pages}
+    app.config["TOKEN_CACHE_SECONDS"] = 10
+    return {
+        "warm": warm,
+        "get": gets,
+        "reveal": times["new"],
+        "reveal_old": times["old"],
+        "cpu": cpu["new"] / max(1, len(times["new"])),
+        "cpu_old": cpu["old"] / max(1, len(times["old"])),
+        "pages": pages,
+    }
 
 
 def preview_phase(assignment_id: int, pages: int, model: str | None = None) -> list[float]:
@@ -145,6 +165,7 @@ def run(n: int, args) -> dict:
     spec_start = time.perf_counter()
     spec = project_spec(n, args.pairs, seed=1)
     with tempfile.TemporaryDirectory() as tmp, bench_app(Path(tmp), args.postgres) as app:
+        register_baseline(app)
         with app.app_context():
             assignment_id, token = make_worker(spec)
             setup = time.perf_counter() - spec_start
@@ -176,6 +197,10 @@ def run(n: int, args) -> dict:
         "reveal50": pct(api["reveal"], 50),
         "reveal99": pct(api["reveal"], 99),
         "reveals": len(api["reveal"]),
+        "old50": pct(api["reveal_old"], 50),
+        "old99": pct(api["reveal_old"], 99),
+        "cpu": api["cpu"],
+        "cpu_old": api["cpu_old"],
         "get50": pct(api["get"], 50),
         "get99": pct(api["get"], 99),
         "page50": pct(preview, 50),
@@ -199,6 +224,15 @@ def report(r: dict) -> None:
         f"   naive {approx}{ms(r['naive_reveal'])}  x{r['naive_reveal'] / r['reveal50']:,.0f}"
         f"   ({r['reveals']} reveals)"
     )
+    print(
+        f"  baseline reveal  p50 {ms(r['old50'])}  p99 {ms(r['old99'])}   (the path before"
+        f" issue 15)  new is x{r['old50'] / r['reveal50']:.1f} at p50,"
+        f" x{r['old99'] / r['reveal99']:.1f} at p99"
+    )
+    print(
+        f"  CPU per reveal   {ms(r['cpu'])}  baseline {ms(r['cpu_old'])}"
+        f"  x{r['cpu_old'] / r['cpu']:.1f}   (this process: app, driver, HTTP test client)"
+    )
     print(f"  GET page (HTTP)  p50 {ms(r['get50'])}  p99 {ms(r['get99'])}")
     print(
         f"  page preview     p50 {ms(r['page50'])}  p99 {ms(r['page99'])}"
@@ -214,14 +248,17 @@ def report(r: dict) -> None:
 
 def table(results: list[dict]) -> None:
     print(
-        "\n| records | reveal p50 | reveal p99 | page preview p50/p99 | pair-model page p50/p99"
+        "\n| records | reveal p50 | reveal p99 | baseline reveal p50/p99 | CPU/reveal (baseline)"
+        " | page preview p50/p99 | pair-model page p50/p99"
         " | build | index MB | RSS MB | reveal vs naive | page vs naive |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         a = "~" if r["naive_sampled"] else ""
         print(
             f"| {r['n']:,} | {r['reveal50'] * 1e3:.2f} ms | {r['reveal99'] * 1e3:.2f} ms"
+            f" | {r['old50'] * 1e3:.2f} / {r['old99'] * 1e3:.2f} ms"
+            f" | {r['cpu'] * 1e3:.2f} ms ({r['cpu_old'] * 1e3:.2f} ms)"
             f" | {r['page50'] * 1e3:.2f} / {r['page99'] * 1e3:.2f} ms"
             f" | {r['pair50'] * 1e3:.1f} / {r['pair99'] * 1e3:.1f} ms | {r['build']:.2f} s"
             f" | {r['nbytes'] / 2**20:.1f} | {r['rss'] / 2**20:.0f}"
@@ -247,7 +284,10 @@ def main(argv=None) -> None:
     if args.quick:
         args.sizes, args.pairs, args.reveals, args.pair_pages = "10000", 200, 60, 2
     db_name = "PostgreSQL" if args.postgres else "SQLite"
-    print(f"bench/kapr.py on {db_name}: {args.pairs} pairs, {args.reveals} reveals per size")
+    print(
+        f"bench/kapr.py on {db_name}: {args.pairs} pairs, {args.reveals} reveals per size"
+        f" (and as many baseline reveals); load average {os.getloadavg()[0]:.2f}"
+    )
     results = [run(int(s), args) for s in args.sizes.split(",")]
     table(results)
 

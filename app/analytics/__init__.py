@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("analytics", __name__)
 
-from app.analytics import routes  # noqa: E402,F401
+from app.analytics import routes, routes_belief  # noqa: E402,F401

@@ -8,4 +8,4 @@ from app.api.openapi import register_openapi_route  # noqa: E402
 
 register_openapi_route(bp)
 
-from app.api import analytics, decisions, manage, projects, review, routes  # noqa: E402,F401
+from app.api import analytics, belief, decisions, manage, projects, review, routes  # noqa: E402,F401

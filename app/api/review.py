@@ -8,6 +8,7 @@ from flask_login import current_user
 from app.api import bp, schemas
 from app.api.openapi import documented
 from app.auth.decorators import roles_required
+from app.database import reads_first
 from app.extensions import db
 from app.models import Assignment
 from app.review import services
@@ -38,19 +39,24 @@ def assignment_page(assignment_id: int):
 
 @bp.post("/assignments/<int:assignment_id>/reveal")
 @roles_required("worker")
+@reads_first  # reads and prices without the write lock; reveal_cell takes it to write
 @documented("Reveal one cell (budgeted)", body=schemas.reveal, ok=schemas.REVEALED, errors=(409,))
 def reveal(assignment_id: int):
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         abort(400, 'send {"pair_id", "row", "attribute"} as JSON')
     pair_id, row, attribute = body.get("pair_id"), body.get("row"), body.get("attribute")
-    if not isinstance(pair_id, int) or not isinstance(row, int) or not isinstance(attribute, str):
+    if not (_id(pair_id) and _id(row) and isinstance(attribute, str)):
         abort(400, "pair_id and row must be integers and attribute a string")
     try:
         result = services.reveal_cell(assignment_id, pair_id, row, attribute, by=current_user)
     except services.RevealRefused as exc:
         db.session.rollback()
         return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
-    response = reveal_json(result)
-    db.session.commit()
-    return jsonify(response)
+    db.session.commit()  # the write lock ends here; the answer is built after it
+    return jsonify(reveal_json(result))
+
+
+def _id(value) -> bool:
+    """A JSON integer a database column can hold (not a boolean, within 64 bits)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63

@@ -10,13 +10,8 @@ from flask_login import current_user, login_required, login_user, logout_user
 from app.auth import bp, throttle
 from app.auth.decorators import roles_required
 from app.auth.forms import LoginForm
-from app.auth.services import (
-    AccountError,
-    authenticate,
-    create_user,
-    end_sessions,
-    user_for_token,
-)
+from app.auth.services import AccountError, authenticate, create_user, end_sessions
+from app.auth.token_cache import cached_user_for_token
 from app.extensions import csrf, db, login_manager
 from app.models import Role, User
 
@@ -40,7 +35,7 @@ def load_user_from_token(req) -> User | None:
     header = req.headers.get("Authorization", "")
     if not header.startswith("Bearer "):
         return None
-    user = user_for_token(header.removeprefix("Bearer ").strip())
+    user = cached_user_for_token(header.removeprefix("Bearer ").strip())
     g.token_auth = user is not None
     return user
 

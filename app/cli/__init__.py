@@ -2,6 +2,7 @@
 
 from flask import Flask
 
+from app.cli import belief  # noqa: F401 (adds its commands to the analytics group)
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
 from app.cli.users import users

@@ -24,8 +24,10 @@ __all__ = [
     "as_set",
     "candidate_set_belief",
     "categorical",
+    "condition",
     "conjunctive",
     "dempster",
+    "disjunctive",
     "intersect_candidates",
     "sums_to_one",
     "true_probability",
@@ -109,6 +111,11 @@ class MassFunction:
         a = as_set(subset)
         return sum((m for b, m in self.focal.items() if b & a), self._zero())
 
+    def q(self, subset) -> Real:
+        """Commonality ``q(A) = Σ_{B ⊇ A} m(B)``; ``q(∅) = 1`` (Shafer 1976, ch. 2)."""
+        a = as_set(subset)
+        return sum((m for b, m in self.focal.items() if a <= b), self._zero())
+
     def pignistic(self) -> dict[Hashable, Real]:
         """``P_Bel({x}) = Σ_{B ∋ x} m(B)/|B|`` (Definition 4), over ``1 − m(∅)`` if m(∅) > 0."""
         p = dict.fromkeys(self.frame, self._zero())
@@ -173,6 +180,37 @@ def conjunctive(m1: MassFunction, m2: MassFunction) -> MassFunction:
         for c, mc in m2.focal.items():
             out[b & c] = out.get(b & c, 0) + mb * mc
     return MassFunction(m1.frame, out)
+
+
+def disjunctive(m1: MassFunction, m2: MassFunction) -> MassFunction:
+    """Disjunctive rule: ``m(A) = Σ_{B ∪ C = A} m1(B) m2(C)`` (one of the two sources is right).
+
+    Never conflicts and never gains specificity: ``Bel = Bel1 · Bel2``, so it is compatible with
+    any probability either input is compatible with, but N does not decrease.
+    """
+    _same_frame(m1, m2)
+    out: dict[frozenset, Real] = {}
+    for b, mb in m1.focal.items():
+        for c, mc in m2.focal.items():
+            out[b | c] = out.get(b | c, 0) + mb * mc
+    return MassFunction(m1.frame, out)
+
+
+def condition(m: MassFunction, subset) -> MassFunction:
+    """Dempster conditioning on "the record is in B": ``m(· | B)`` (paper §4.3).
+
+    The conjunctive combination with the categorical ``m_B(B) = 1``, renormalised; raises
+    ``ValueError`` when ``Pl(B) = 0`` (the evidence rules B out entirely).
+    """
+    b = as_set(subset)
+    if not b:
+        raise ValueError("cannot condition on the empty set")
+    if not b <= frozenset(m.frame):
+        raise ValueError(f"conditioning set {set(b)} is not a subset of the frame")
+    try:
+        return dempster(m, categorical(m.frame, b)).mass
+    except ValueError:
+        raise ValueError("Pl(B) = 0: the evidence gives no mass to the conditioning set") from None
 
 
 def dempster(m1: MassFunction, m2: MassFunction) -> Combination:

@@ -1,4 +1,4 @@
-"""Compatibility, uncertainty measures and the paper's worked constructions (Torra & Stokes).
+"""Compatibility, uncertainty measures and acceptability of a combination (Torra & Stokes).
 
 Compatibility (Definition 7, ``Bel(A) <= P(A)`` for every A) is decided by a maximum flow
 (spec/README.md §3), never by enumerating the 2^n subsets: source → focal set B (capacity
@@ -6,33 +6,36 @@ m(B)) → each x ∈ B → sink (capacity P(x)). Bel is compatible with P iff ev
 be split over its elements within P, and ``max_A (Bel(A) − P(A)) = Σ_{B≠∅} m(B) − maxflow``;
 the elements still reachable in the residual graph form a set A attaining that maximum.
 
-Entropy is in nats with the minus sign the paper's Definition 22 omits; non-specificity
-(Definition 25, Dubois & Prade) in bits.
+Entropy has the minus sign the paper's Definition 22 omits. Every measure comes in bits and in
+nats under its own name (``entropy_bits``, ``nonspecificity_nats``, ...); the short names keep
+the conventions of spec §3: :func:`entropy` in nats (the paper's), :func:`nonspecificity` in
+bits (the literature's). The worked examples are in :mod:`app.core.belief_examples`.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Real
 
 from app.core.belief import MassFunction, as_set, sums_to_one
+from app.core.belief_flow import max_flow
 
 __all__ = [
+    "Acceptability",
     "Compatibility",
+    "acceptability",
     "belief_entropy",
     "compatibility",
     "entropy",
-    "example_21_mask",
-    "example_21_true_probability",
-    "example_23",
-    "example_24",
+    "entropy_bits",
+    "entropy_nats",
     "is_compatible",
     "nonspecificity",
-    "proposition_19_belief",
+    "nonspecificity_bits",
+    "nonspecificity_nats",
     "transfer",
 ]
 
@@ -52,55 +55,34 @@ class Compatibility:
         )
 
 
-def _max_flow(cap: dict, source, sink, eps) -> tuple[Real, set]:
-    """Edmonds–Karp on a residual-capacity dict; returns the flow and the source side."""
-    flow = 0
-    while True:
-        parent, queue = {source: None}, deque([source])
-        while queue and sink not in parent:
-            u = queue.popleft()
-            for v, c in cap[u].items():
-                if c > eps and v not in parent:
-                    parent[v] = u
-                    queue.append(v)
-        if sink not in parent:
-            return flow, set(parent)
-        path, v = [], sink
-        while parent[v] is not None:
-            path.append((parent[v], v))
-            v = parent[v]
-        push = min(cap[u][v] for u, v in path)
-        for u, v in path:
-            cap[u][v] -= push
-            cap[v][u] = cap[v].get(u, 0) + push
-        flow += push
-
-
 def compatibility(m: MassFunction, p: Mapping[Hashable, Real]) -> Compatibility:
     """Measure how far Bel(m) is from compatible with the probability ``p`` (Definition 7).
 
-    ``p`` maps frame elements to probabilities summing to 1 (missing elements are 0).
-    Runs in polynomial time in the number of focal sets and elements.
+    ``p`` maps frame elements to probabilities summing to 1 (missing elements are 0). One
+    maximum flow (:func:`app.core.belief_flow.max_flow`), polynomial in the focal sets and
+    elements; exact masses are scaled to integers by their common denominator first.
     """
     unknown = set(p) - set(m.frame)
     if unknown:
-        raise ValueError(f"probability on elements outside the frame: {unknown}")
+        raise ValueError(f"probability on {len(unknown)} elements outside the frame")
     if any(v < 0 for v in p.values()) or not sums_to_one(p.values()):
         raise ValueError("p must be non-negative and sum to 1")
-    values = [*m.focal.values(), *p.values()]
-    exact = all(isinstance(v, int | Fraction) for v in values)
-    source, sink = ("source",), ("sink",)
-    cap: dict = {source: {}, sink: {}}
-    for k, (b, mass) in enumerate(m.focal.items()):
-        if not b:
-            continue
-        cap[source][("B", k)] = mass
-        cap[("B", k)] = {("x", x): mass for x in b}
-    for x in m.frame:
-        cap.setdefault(("x", x), {})[sink] = p.get(x, 0)
-    flow, reachable = _max_flow(cap, source, sink, 0 if exact else 1e-12)
-    total = sum((v for b, v in m.focal.items() if b), Fraction(0) if exact else 0.0)
-    witness = frozenset(x for x in m.frame if ("x", x) in reachable)
+    focal = [(b, v) for b, v in m.focal.items() if b]
+    caps = [p.get(x, 0) for x in m.frame]
+    masses = [v for _, v in focal]
+    exact = all(isinstance(v, int | Fraction) for v in [*masses, *caps])
+    total = sum(masses, Fraction(0) if exact else 0.0)
+    position = {x: j for j, x in enumerate(m.frame)}
+    sets = [[position[x] for x in b] for b, _ in focal]
+    if exact:
+        scale = math.lcm(*(Fraction(v).denominator for v in [*masses, *caps]))
+        flow, reached = max_flow(
+            [int(v * scale) for v in masses], sets, [int(c * scale) for c in caps]
+        )
+        flow = Fraction(flow, scale)
+    else:
+        flow, reached = max_flow([float(v) for v in masses], sets, [float(c) for c in caps], 1e-12)
+    witness = frozenset(m.frame[j] for j in reached)
     return Compatibility(total - flow, witness, flow)
 
 
@@ -109,19 +91,37 @@ def is_compatible(m: MassFunction, p: Mapping[Hashable, Real]) -> bool:
     return compatibility(m, p).compatible
 
 
-def entropy(p: Mapping[Hashable, Real]) -> float:
+def entropy_nats(p: Mapping[Hashable, Real]) -> float:
     """Shannon entropy in nats, ``H = −Σ P(x) ln P(x)`` (Definition 22, sign restored)."""
     return -sum(float(v) * math.log(v) for v in p.values() if v > 0) + 0.0
 
 
+def entropy_bits(p: Mapping[Hashable, Real]) -> float:
+    """Shannon entropy in bits, ``H = −Σ P(x) log2 P(x)``."""
+    return entropy_nats(p) / math.log(2)
+
+
+#: The paper's unit (Definition 22 uses the natural logarithm).
+entropy = entropy_nats
+
+
 def belief_entropy(m: MassFunction) -> float:
-    """Entropy of the pignistic probability (Definition 22); not monotone (Examples 23, 24)."""
-    return entropy(m.pignistic())
+    """Entropy of the pignistic probability in nats (Definition 22); not monotone (Ex. 23, 24)."""
+    return entropy_nats(m.pignistic())
 
 
-def nonspecificity(m: MassFunction) -> float:
+def nonspecificity_bits(m: MassFunction) -> float:
     """``N(Bel) = Σ_A m(A) log2 |A|`` in bits (Definition 25); 0 iff Bel is a probability."""
     return sum(float(v) * math.log2(len(b)) for b, v in m.focal.items() if b)
+
+
+def nonspecificity_nats(m: MassFunction) -> float:
+    """``N(Bel) = Σ_A m(A) ln |A|`` in nats (Definition 25 with the natural logarithm)."""
+    return sum(float(v) * math.log(len(b)) for b, v in m.focal.items() if b)
+
+
+#: The literature's unit (Dubois & Prade, Klir & Wierman report N in bits).
+nonspecificity = nonspecificity_bits
 
 
 def transfer(m: MassFunction, source, target, delta: Real) -> MassFunction:
@@ -142,68 +142,39 @@ def transfer(m: MassFunction, source, target, delta: Real) -> MassFunction:
     return MassFunction(m.frame, focal)
 
 
-def proposition_19_belief(frame, candidates, outsider) -> MassFunction:
-    """Proposition 19: ``m({x0, x}) = 1/k`` for every x of the k candidates, x0 outside them.
+@dataclass(frozen=True)
+class Acceptability:
+    """Definition 27 for one combination: compatible with P and N not above either input's."""
 
-    Compatible with the uniform true probability on the candidates, yet its pignistic
-    probability is largest (1/2) on the outsider x0 (Corollary 20).
+    inputs_compatible: bool
+    compatibility: Compatibility
+    nonspecificity: float  # of the combination, bits
+    nonspecificity_min: float  # min of the inputs', bits
+
+    @property
+    def nonspecificity_ok(self) -> bool:
+        return self.nonspecificity <= self.nonspecificity_min + 1e-12
+
+    @property
+    def acceptable(self) -> bool:
+        """Whether the combination meets Definition 27 (given compatible inputs)."""
+        return self.compatibility.compatible and self.nonspecificity_ok
+
+
+def acceptability(
+    m1: MassFunction, m2: MassFunction, combined: MassFunction, p: Mapping[Hashable, Real]
+) -> Acceptability:
+    """Judge ``combined = C(m1, m2)`` by Definition 27 against the true probability ``p``.
+
+    Acceptable when the result is compatible with ``p`` and
+    ``N(combined) <= min(N(m1), N(m2))``. Definition 27 presumes both inputs compatible with
+    ``p``; ``inputs_compatible`` says whether they are (if not, the verdict proves nothing).
+    A combination with mass on ∅ (the unnormalised conjunctive rule) has ``Bel(Ω) < 1`` and is
+    judged as it stands.
     """
-    cands = sorted(as_set(candidates), key=repr)
-    if outsider in cands or len(cands) < 2:
-        raise ValueError("need k >= 2 candidates and an outsider not among them")
-    return MassFunction.of(frame, {(outsider, x): Fraction(1, len(cands)) for x in cands})
-
-
-def example_21_mask(x: tuple[int, int, int], alpha: int, beta: int) -> tuple[int, int, int]:
-    """Example 21's masking, corrected as ``y = x − α·e_β`` (α ∈ {0, 1}, β ∈ {1, 2, 3}).
-
-    As printed (``y = x + α·e_β`` on ℕ³) the only record that can give ``y = (0,0,0)`` is
-    ``x0 = (0,0,0)`` itself, so the example needs the subtraction (spec §3).
-    """
-    if alpha not in (0, 1) or beta not in (1, 2, 3):
-        raise ValueError("alpha in {0, 1}, beta in {1, 2, 3}")
-    return tuple(v - (alpha if k == beta - 1 else 0) for k, v in enumerate(x))
-
-
-def example_21_true_probability(
-    y: tuple[int, int, int], records, alpha: int | None = None
-) -> dict[tuple[int, int, int], Fraction]:
-    """True probability that ``y`` comes from each record (uniform prior over ``records``).
-
-    With α known (0 or 1) only that α is possible; unknown, α and β are uniform. With
-    ``y = (0,0,0)`` and α known to be one, x0 = (0,0,0) is impossible and x1, x2, x3 have 1/3
-    each: the setting in which Proposition 19's belief picks the impossible x0.
-    """
-    alphas = (0, 1) if alpha is None else (alpha,)
-    like = {}
-    for x in records:
-        ways = sum(example_21_mask(x, a, b) == tuple(y) for a in alphas for b in (1, 2, 3))
-        like[x] = Fraction(ways, 3 * len(alphas))
-    total = sum(like.values())
-    if total == 0:
-        raise ValueError("no record can produce y")
-    return {x: v / total for x, v in like.items()}
-
-
-def _frame(n: int) -> tuple[str, ...]:
-    return tuple(f"x{k}" for k in range(1, n + 1))
-
-
-def example_23() -> tuple[MassFunction, MassFunction]:
-    """Example 23 with exact masses (spec §3): ``m`` and ``m'`` after moving Δ = 4/13.
-
-    ``m({x1..x5}) = 5/13``, ``m({x1..x8}) = 8/13``; ``m'`` moves 4/13 from ``{x1..x8}`` to
-    ``{x1, x2}``, so ``P'(x1) = P'(x2) = 7/26`` (the paper prints 0.15384617) and the entropy
-    falls from 2.0317593 to 1.8300099 nats.
-    """
-    frame = _frame(8)
-    m = MassFunction.of(frame, {frame[:5]: Fraction(5, 13), frame: Fraction(8, 13)})
-    return m, transfer(m, frame, frame[:2], Fraction(4, 13))
-
-
-def example_24() -> tuple[MassFunction, MassFunction]:
-    """Example 24 with exact masses: ``m(Ω) = 5/6``, ``m({x1, x2}) = 1/6``; all of m(Ω) moves
-    to ``{x3..x10}``, and the entropy *rises* from 2.2538579 to 2.2989538 nats."""
-    frame = _frame(10)
-    m = MassFunction.of(frame, {frame: Fraction(5, 6), frame[:2]: Fraction(1, 6)})
-    return m, transfer(m, frame, frame[2:], Fraction(5, 6))
+    return Acceptability(
+        inputs_compatible=is_compatible(m1, p) and is_compatible(m2, p),
+        compatibility=compatibility(combined, p),
+        nonspecificity=nonspecificity_bits(combined),
+        nonspecificity_min=min(nonspecificity_bits(m1), nonspecificity_bits(m2)),
+    )

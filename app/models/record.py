@@ -44,9 +44,8 @@ class VaultRecord(db.Model):
     """Sensitive attributes of one record, in the separate ``vault`` bind.
 
     Keyed by the pseudonym only; there is no foreign key across databases, so deleting a
-    project deletes its vault rows explicitly
-    (``projects.lifecycle.service.delete_project``). Only the de-identified export reads
-    this table.
+    project deletes its vault rows explicitly (``projects.lifecycle.service.delete_project``).
+    Only the de-identified export reads this table.
     """
 
     __bind_key__ = "vault"

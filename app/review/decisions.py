@@ -99,7 +99,7 @@ def record_decision(
             raise DecisionError("'unsure' takes no confidence")
     elif confidence not in CONFIDENCES:
         raise DecisionError("the confidence is one of high, medium, low")
-    if pair_id not in set(ordered_pair_ids(assignment.id)):
+    if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
         raise NotInAssignment("this pair is not part of the assignment")
     event = DecisionEvent(
         assignment_id=assignment.id,
@@ -146,10 +146,18 @@ def tally(assignment_id: int) -> dict[str, int]:
     ``{"same": 3, "same-high": 2, "same-low": 1, "different": 1, ..., "unsure": 0}``.
     """
     counts: Counter[str] = Counter({d: 0 for d in DECISIONS})
-    for event in current_decisions(assignment_id).values():
-        counts[event.decision] += 1
-        if event.confidence:
-            counts[f"{event.decision}-{event.confidence}"] += 1
+    newest = (
+        select(func.max(DecisionEvent.id))
+        .where(DecisionEvent.assignment_id == assignment_id)
+        .group_by(DecisionEvent.pair_id)
+    )
+    answers = db.session.execute(
+        select(DecisionEvent.decision, DecisionEvent.confidence).where(DecisionEvent.id.in_(newest))
+    )
+    for decision, confidence in answers:
+        counts[decision] += 1
+        if confidence:
+            counts[f"{decision}-{confidence}"] += 1
     return dict(counts)
 
 

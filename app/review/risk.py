@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from flask import current_app
 from sqlalchemy import select
@@ -28,13 +29,30 @@ def _cache() -> OrderedDict:
 
 def source_index(project: Project, source_id: int) -> AnonymityIndex:
     """The anonymity-set index of one source of ``project``, building it on first use."""
-    key = (project.id, source_id, project.records_version)
+    return index_for(project.id, project.records_version, source_id, project.identifying)
+
+
+def source_indexes(project_id: int, records_version: int, sources, attributes) -> tuple:
+    """The (left, right) indexes of a pair whose records come from ``sources`` (two source
+    ids): one object when both are the same source (the pair model tells by identity)."""
+    left = index_for(project_id, records_version, sources[0], attributes)
+    if sources[1] == sources[0]:
+        return left, left
+    return left, index_for(project_id, records_version, sources[1], attributes)
+
+
+def index_for(
+    project_id: int, records_version: int, source_id: int, attributes: Sequence
+) -> AnonymityIndex:
+    """:func:`source_index` from plain values; ``attributes`` (``.name``, ``.kind``) are the
+    project's identifying ones, read only when the index is built."""
+    key = (project_id, source_id, records_version)
     cache = _cache()
     with _lock:
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-    index = build_index(project, source_id)
+    index = build_index(attributes, source_id)
     with _lock:
         # Keep the first index built: callers rely on one object per source (the pair model
         # tells "same source" by identity).
@@ -44,8 +62,7 @@ def source_index(project: Project, source_id: int) -> AnonymityIndex:
     return index
 
 
-def build_index(project: Project, source_id: int) -> AnonymityIndex:
-    attributes = project.identifying
+def build_index(attributes: Sequence, source_id: int) -> AnonymityIndex:
     kinds = {a.name: AttributeType(a.kind) for a in attributes}
     # The database extracts each attribute from the JSON (1M rows: decoding every record's
     # dict in Python took most of the build); rows are then transposed to columns.

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.extensions import db
-from app.models import AssignmentPair
 from app.review import services
 from app.review.state import PairState
 
@@ -67,17 +65,13 @@ def pair_json(
 
 
 def meters_json(assignment, kapr: Fraction, bounded: bool = True) -> dict:
-    total = assignment.chars_total
     return {
         "budget": assignment.budget,
+        "budget_exact": str(Fraction(repr(assignment.budget))),
         "kapr": float(kapr),
         "kapr_exact": str(kapr),
         "kapr_bounded": bounded,
-        "characters": {
-            "disclosed": assignment.chars_disclosed,
-            "total": total,
-            "percent": round(100 * assignment.chars_disclosed / total, 2) if total else 0.0,
-        },
+        "characters": _characters(assignment.chars_disclosed, assignment.chars_total),
     }
 
 
@@ -117,22 +111,51 @@ def page_json(ctx: services.Context, page: int) -> dict:
 
 
 def reveal_json(result: services.RevealResult) -> dict:
-    """The JSON answer to a reveal: the pair with fresh previews, the cell and the meters."""
-    from app.review.decisions import current_decisions
-    from app.review.frequencies import page_frequencies
-
-    assignment = result.assignment
-    ctx = result.context or services.Context.of(assignment)
-    costs = services.page_costs(ctx, [result.pair], [result.state])
-    room = ctx.budget - ctx.kapr
-    position = db.session.get(AssignmentPair, (assignment.id, result.pair.id)).position
-    decision = current_decisions(assignment.id, [result.pair.id]).get(result.pair.id)
-    frequencies = page_frequencies(ctx, [result.pair], [result.state])
-    pair = pair_json(result.state, position, costs, room, decision, frequencies)
+    """The JSON answer to a reveal: the revealed cell, the next costs that changed and the
+    meters (docs/api.md). A reveal changes its own pair's term only (``app.core.kapr``), and
+    under the ``row`` model only its own row's costs; other cells' affordability follows
+    from the meters, which the client applies."""
+    state = result.state
+    rows = (result.row,) if result.scale["model"] == "row" else (0, 1)
+    costs = services.state_costs(state, result.indexes, result.scale, rows)
+    room = Fraction(repr(result.budget)) - result.kapr
+    changed = {}
+    for row in rows:
+        cells = {}
+        for attribute in state.attributes:
+            cost = costs.get((state.pair_id, row, attribute.name))
+            next_level = state.next_level(row, attribute.name)
+            cells[attribute.name] = {
+                "next_level": next_level.value if next_level else None,
+                "next_cost": None if cost is None else float(cost),
+                "next_cost_exact": None if cost is None else str(cost),
+                "affordable": cost is not None and cost <= room,
+            }
+        changed[str(row)] = cells
+    cell_cost = costs.get((state.pair_id, result.row, result.attribute))
     return {
-        "pair": pair,
-        "cell": pair["rows"][result.row]["cells"][result.attribute],
+        "pair_id": result.pair_id,
+        "position": result.position,
+        "row": result.row,
+        "attribute": result.attribute,
+        "cell": cell_json(state, result.row, result.attribute, cell_cost, room),
+        "costs": changed,
         "cost": float(result.cost),
         "cost_exact": str(result.cost),
-        "assignment": meters_json(assignment, ctx.kapr),
+        "assignment": {
+            "budget": result.budget,
+            "budget_exact": str(Fraction(repr(result.budget))),
+            "kapr": float(result.kapr),
+            "kapr_exact": str(result.kapr),
+            "kapr_bounded": True,
+            "characters": _characters(result.chars_disclosed, result.chars_total),
+        },
+    }
+
+
+def _characters(disclosed: int, total: int) -> dict:
+    return {
+        "disclosed": disclosed,
+        "total": total,
+        "percent": round(100 * disclosed / total, 2) if total else 0.0,
     }

@@ -1,10 +1,8 @@
-"""Workers' operations: read a page of an assignment, reveal one cell.
+"""Workers' operations: read a page of an assignment, preview its costs.
 
-``reveal_cell`` is the only function that changes a budget-bearing state. It locks the
-assignment (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every transaction begins
-``IMMEDIATE``, see ``app.database``), advances the *stored* level, charges the cost computed by
-the same function as the hover preview, and refuses with :class:`BudgetExceeded` when the
-budget would be passed, changing nothing.
+Revealing a cell is :func:`app.review.reveal.reveal_cell` (re-exported here): the only function
+that changes a budget-bearing state. It charges the cost computed by the same core function
+as :func:`page_costs` previews with.
 """
 
 from __future__ import annotations
@@ -14,38 +12,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import joinedload, selectinload
+from sqlalchemy.orm import selectinload
 
-from app.core.attributes import AttributeType, Level
-from app.core.kapr import next_costs, reveal_cost
+from app.core.attributes import Level
+from app.core.kapr import next_costs
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, CellState, Pair, Project, RevealEvent, User
-from app.review.risk import source_index
+from app.models import Assignment, AssignmentPair, CellState, Pair, Project
+from app.review.refusals import BudgetExceeded, NothingToReveal, NotInAssignment, RevealRefused
+from app.review.reveal import RevealResult, reveal_cell
+from app.review.risk import source_indexes
+from app.review.scope import project_schema
 from app.review.state import SIDE_NAMES, Attribute, PairState
-
-
-class RevealRefused(Exception):
-    """A reveal that cannot be made; ``code`` is the HTTP status, ``error`` its name."""
-
-    code = 409
-    error = "refused"
-
-    def __init__(self, message: str, **details):
-        super().__init__(message)
-        self.details = details
-
-
-class BudgetExceeded(RevealRefused):
-    error = "budget_exceeded"
-
-
-class NothingToReveal(RevealRefused):
-    error = "nothing_to_reveal"
-
-
-class NotInAssignment(RevealRefused):
-    code = 404
-    error = "not_found"
 
 
 @dataclass
@@ -60,7 +37,7 @@ class Context:
     @classmethod
     def of(cls, assignment: Assignment) -> Context:
         project = assignment.project
-        attributes = [Attribute(a.id, a.name, AttributeType(a.kind)) for a in project.identifying]
+        attributes = list(project_schema(project.id, project.created_at).attributes)
         return cls(assignment, project, attributes, 2 * _pair_count(assignment.id))
 
     @property
@@ -73,10 +50,12 @@ class Context:
 
     def indexes(self, pair: Pair):
         """The rows' anonymity-set indexes: one object when both come from one source."""
-        left = source_index(self.project, pair.record_a.source_id)
-        if pair.record_b.source_id == pair.record_a.source_id:
-            return left, left
-        return left, source_index(self.project, pair.record_b.source_id)
+        return source_indexes(
+            self.project.id,
+            self.project.records_version,
+            (pair.record_a.source_id, pair.record_b.source_id),
+            self.attributes,
+        )
 
     def scale_args(self) -> dict:
         return {
@@ -120,17 +99,26 @@ def page_costs(ctx: Context, pairs: list[Pair], states: list[PairState]) -> dict
     """
     costs = {}
     for pair, state in zip(pairs, states, strict=True):
-        left, right = ctx.indexes(pair)
-
-        def next_evidence(_n, side, attribute, state=state):
-            row = SIDE_NAMES.index(side)
-            level = state.next_level(row, attribute)
-            return None if level is None else state.evidence(row, attribute, level)
-
-        found = next_costs([state.pair_view()], next_evidence, left, right, **ctx.scale_args())
-        for (_n, side, attribute), cost in found.items():
-            costs[pair.id, SIDE_NAMES.index(side), attribute] = cost
+        costs.update(state_costs(state, ctx.indexes(pair), ctx.scale_args()))
     return costs
+
+
+def state_costs(state: PairState, indexes, scale_args: dict, rows=(0, 1)) -> dict:
+    """The next-reveal cost of each cell of one pair (of its ``rows``), keyed like
+    :func:`page_costs`."""
+
+    def next_evidence(_n, side, attribute):
+        row = SIDE_NAMES.index(side)
+        if row not in rows:
+            return None
+        level = state.next_level(row, attribute)
+        return None if level is None else state.evidence(row, attribute, level)
+
+    found = next_costs([state.pair_view()], next_evidence, *indexes, **scale_args)
+    return {
+        (state.pair_id, SIDE_NAMES.index(side), attribute): cost
+        for (_n, side, attribute), cost in found.items()
+    }
 
 
 def _pair_count(assignment_id: int) -> int:
@@ -159,115 +147,16 @@ def page_of(ctx: Context, page: int) -> tuple[list[Pair], int]:
     return pairs, pages
 
 
-@dataclass(frozen=True)
-class RevealResult:
-    assignment: Assignment
-    pair: Pair
-    state: PairState
-    row: int
-    attribute: str
-    cost: Fraction
-    kapr: Fraction
-    context: Context | None = None  # reused by reveal_json instead of being rebuilt
-
-
-def reveal_cell(
-    assignment_id: int, pair_id: int, row: int, attribute: str, *, by: User
-) -> RevealResult:
-    """Advance one cell to its next level and charge its KAPR cost, or refuse.
-
-    The caller commits. Raises :class:`RevealRefused` (and subclasses) with nothing changed.
-    """
-    assignment = _locked_assignment(assignment_id)
-    if assignment is None or assignment.worker_id != by.id:
-        raise NotInAssignment("no such assignment of yours")
-    if row not in (0, 1):
-        raise NotInAssignment("row must be 0 (record A) or 1 (record B)")
-    link = db.session.get(AssignmentPair, (assignment.id, pair_id))
-    if link is None:
-        raise NotInAssignment("this pair is not in your assignment")
-    ctx = Context.of(assignment)
-    target = next((a for a in ctx.attributes if a.name == attribute), None)
-    if target is None:
-        raise NotInAssignment(f"no identifying attribute {attribute!r}")
-
-    # The pair and both records in one query, and the pair's stored cells once: the
-    # reveal is on the worker's hot path, and each lazy load is a round trip.
-    pair = db.session.scalars(
-        select(Pair)
-        .where(Pair.id == pair_id)
-        .options(joinedload(Pair.record_a), joinedload(Pair.record_b))
-    ).one()
-    cells = _cells(ctx, [pair.id])
-    (state,) = _states(ctx, [pair], cells)
-    level_from, level_to = state.level(row, attribute), state.next_level(row, attribute)
-    if level_to is None:
-        raise NothingToReveal("this cell shows everything it can already")
-    left, right = ctx.indexes(pair)
-    cost = reveal_cost(
-        state.pair_view(),
-        SIDE_NAMES[row],
-        attribute,
-        state.evidence(row, attribute, level_to),
-        left,
-        right,
-        **ctx.scale_args(),
-    )
-    before = ctx.kapr
-    after = before + cost
-    if after > ctx.budget:
-        raise BudgetExceeded(
-            "revealing this cell would take your privacy risk over your budget",
-            next_cost=float(cost),
-            kapr=float(before),
-            budget=assignment.budget,
-        )
-    stored = next((c for c in cells if c.row == row and c.attribute_id == target.id), None)
-    _store_level(assignment.id, pair.id, row, target.id, level_to, stored)
-    state.levels[row, attribute] = level_to
-    gained = state.view(row, attribute).disclosed - state.view(row, attribute, level_from).disclosed
-    assignment.kapr_exact, assignment.kapr = str(after), float(after)
-    assignment.chars_disclosed += gained
-    assignment.version += 1
-    db.session.add(
-        RevealEvent(
-            assignment_id=assignment.id,
-            pair_id=pair.id,
-            row=row,
-            attribute_id=target.id,
-            user_id=by.id,
-            level_from=level_from.value,
-            level_to=level_to.value,
-            cost_exact=str(cost),
-            kapr_before_exact=str(before),
-            kapr_after_exact=str(after),
-            kapr_after=float(after),
-        )
-    )
-    db.session.flush()
-    return RevealResult(assignment, pair, state, row, attribute, cost, after, ctx)
-
-
-def _locked_assignment(assignment_id: int) -> Assignment | None:
-    query = select(Assignment).where(Assignment.id == assignment_id)
-    if db.session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update()
-    return db.session.scalars(query.execution_options(populate_existing=True)).first()
-
-
-def _store_level(
-    assignment_id: int, pair_id: int, row: int, attribute_id: int, level: Level, cell=None
-):
-    """Write a cell's level; ``cell`` is its stored row when the caller has it loaded."""
-    if cell is None:
-        db.session.add(
-            CellState(
-                assignment_id=assignment_id,
-                pair_id=pair_id,
-                row=row,
-                attribute_id=attribute_id,
-                level=level.value,
-            )
-        )
-    else:
-        cell.level = level.value
+__all__ = [
+    "BudgetExceeded",
+    "Context",
+    "NotInAssignment",
+    "NothingToReveal",
+    "RevealRefused",
+    "RevealResult",
+    "page_costs",
+    "page_of",
+    "pair_states",
+    "reveal_cell",
+    "state_costs",
+]

@@ -20,17 +20,19 @@ from app.core.belief import (
     true_probability,
     vacuous,
 )
-from app.core.belief_measures import (
-    belief_entropy,
-    compatibility,
-    entropy,
+from app.core.belief_examples import (
     example_21_mask,
     example_21_true_probability,
     example_23,
     example_24,
+    proposition_19_belief,
+)
+from app.core.belief_measures import (
+    belief_entropy,
+    compatibility,
+    entropy,
     is_compatible,
     nonspecificity,
-    proposition_19_belief,
     transfer,
 )
 

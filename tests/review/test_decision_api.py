@@ -125,7 +125,7 @@ def test_the_page_is_a_shell_for_the_worker_only(wes, study):
     response = wes.get(f"/review/assignments/{study.mine}?page=2")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert 'data-page="2"' in html and "review-1.0.0.js" in html
+    assert 'data-page="2"' in html and "review-1.1.0.js" in html
     assert "Mary" not in html and "1964" not in html  # no record value reaches the shell
     assert wes.get(f"/review/assignments/{study.theirs}").status_code == 403
     assert wes.get(f"/review/assignments/{study.mine}?page=3").status_code == 404

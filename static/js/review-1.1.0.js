@@ -23,7 +23,6 @@
   ];
   let data = null;      // the page as served by GET /api/v1/assignments/<id>?page=N
   let busy = false;     // one reveal at a time
-  let generation = 0;   // discards a background refresh that a newer reveal made stale
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -246,13 +245,6 @@
     root.dataset.ready = "true";
   }
 
-  async function refresh(mine) {
-    const page = await call("GET", `${api}?page=${pageNo}`);
-    if (!page.ok || mine !== generation) return;
-    data = page.body;
-    renderPairs(); renderMeters();
-  }
-
   async function reveal(button) {
     if (busy) return;
     if (button.getAttribute("aria-disabled") === "true") { say(button.title); return; }
@@ -262,10 +254,10 @@
     if (res.ok) {
       alarm("");
       Object.assign(data.assignment, res.body.assignment);
-      replacePair(res.body.pair);
+      applyReveal(res.body);
+      renderPairs();
       renderMeters();
-      say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.pair.position + 1}: +${pct(res.body.cost)} privacy risk.`);
-      refresh(++generation);  // other pairs' costs depend on what was just disclosed
+      say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.position + 1}: +${pct(res.body.cost)} privacy risk.`);
     } else if (res.body.error === "budget_exceeded") {
       alarm(`Refused: this reveal would cost ${pct(res.body.next_cost)} and take your privacy risk ` +
         `(${pct(res.body.kapr)}) over your budget of ${pct(data.assignment.budget)}. Nothing was revealed.`);
@@ -276,6 +268,38 @@
       alarm(res.body.message || `The reveal failed (${res.status}).`);
     }
   }
+
+  /* A reveal answers with the revealed cell and the next costs that changed (its row's, or
+     its pair's); no other cost changes, only whether it still fits the budget, decided here
+     exactly (fractions). */
+  function applyReveal(answer) {
+    const pair = data.pairs.find((p) => p.id === answer.pair_id);
+    if (pair) {
+      for (const [row, cells] of Object.entries(answer.costs)) {
+        for (const [name, next] of Object.entries(cells)) Object.assign(pair.rows[Number(row)].cells[name], next);
+      }
+      pair.rows[answer.row].cells[answer.attribute] = answer.cell;
+    }
+    const a = data.assignment;
+    const room = sub(fraction(a.budget_exact), fraction(a.kapr_exact));
+    data.pairs.forEach((p) => p.rows.forEach((r) => Object.values(r.cells).forEach((c) => {
+      c.affordable = c.next_cost_exact !== null && !less(room, fraction(c.next_cost_exact));
+    })));
+  }
+
+  /* Exact rationals as [numerator, denominator] BigInts, from "p/q", "p" or a decimal. */
+  function fraction(text) {
+    const [p, q] = String(text).split("/");
+    if (q !== undefined) return [BigInt(p), BigInt(q)];
+    const [mantissa, exponent] = p.toLowerCase().split("e");
+    const [whole, decimals = ""] = mantissa.split(".");
+    let num = BigInt(whole + decimals), den = 10n ** BigInt(decimals.length);
+    const e = Number(exponent || 0);
+    if (e >= 0) num *= 10n ** BigInt(e); else den *= 10n ** BigInt(-e);
+    return [num, den];
+  }
+  const sub = ([a, b], [c, d]) => [a * d - c * b, b * d];
+  const less = ([a, b], [c, d]) => a * d < c * b;  // denominators are positive
 
   async function choose(pairId, decision, confidence) {
     if (!data) return;

@@ -1,0 +1,77 @@
+"""Chart specs of a state audit (app.charts contract): per row, distribution, over reveals."""
+
+from __future__ import annotations
+
+from app import charts
+from app.analytics.belief_trail import TrailStep
+
+SIDE = ("A", "B")
+
+
+def _labels(audit: dict) -> list[str]:
+    return [f"pair {r['pair']} · {SIDE[r['row']]}" for r in audit["rows"]]
+
+
+def true_probability_per_row(audit: dict) -> dict:
+    values = [r["true_probability"]["float"] for r in audit["rows"]]
+    return charts.bar(
+        "Probability of the true record per row",
+        _labels(audit),
+        [charts.Series("P(true record)", values)],
+        x_title="Displayed row",
+        y_title="Pignistic probability",
+    )
+
+
+def true_probability_distribution(audit: dict) -> dict:
+    return charts.histogram(
+        "Distribution of the true record's probability",
+        (r["true_probability"]["float"] for r in audit["rows"]),
+        bins=10,
+        lo=0.0,
+        hi=1.0,
+        x_title="Pignistic probability of the true record",
+        y_title="Rows",
+        label="Rows",
+    )
+
+
+def nonspecificity_per_row(audit: dict) -> dict:
+    values = [r["nonspecificity"]["bits"] for r in audit["rows"]]
+    return charts.bar(
+        "Non-specificity N per row",
+        _labels(audit),
+        [charts.Series("N (bits) = log2 k", values)],
+        x_title="Displayed row",
+        y_title="Bits",
+    )
+
+
+def kapr_against_probability(trails: dict[str, list[TrailStep]]) -> dict:
+    series = [
+        charts.Series(
+            name,
+            [
+                {
+                    "x": float(s.kapr_charged),
+                    "y": float(s.mean_true_probability),
+                    "label": "start" if s.event is None else f"reveal {number}",
+                }
+                for number, s in enumerate(steps)
+            ],  # fmt: skip
+        )
+        for name, steps in trails.items()
+    ]
+    return charts.scatter(
+        "KAPR against mean probability of the true record, reveal by reveal",
+        series,
+        x_title="KAPR charged",
+        y_title="Mean P(true record)",
+    )
+
+
+CHARTS = {
+    "rows": true_probability_per_row,
+    "distribution": true_probability_distribution,
+    "nonspecificity": nonspecificity_per_row,
+}

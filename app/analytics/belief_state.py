@@ -1,0 +1,194 @@
+"""Load a project's disclosure state from the database and audit it (read-only).
+
+Three scopes: one assignment (what its worker has seen), or ``pooled``: every assignment of the
+project together, as if their workers colluded. A pooled cell shows the most any assignment
+showed of it (levels are nested, so that is the union of what they disclosed), and a pooled
+row's candidate set is the intersection of theirs under the ``row`` model: the acceptable
+combination of Definition 27. Recognising one record across different pairs is not modelled:
+the display never says that two rows are the same record.
+
+Only aggregates leave this module: record positions and values stay inside the core audit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app.core import disclosure
+from app.core.anonymity import AnonymityIndex
+from app.core.attributes import AttributeType, Level, format_date
+from app.core.belief_state import MODELS, DisplayedPair, StateAudit, audit_state
+from app.core.evidence import Evidence, Marker
+from app.core.kapr import PairView
+from app.extensions import db
+from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record, User
+
+_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
+_MAX_CACHED = 4
+_lock = threading.Lock()
+
+
+class AuditError(LookupError):
+    """No such project or assignment, or an unknown model; the message says which."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What was audited: a project pooled, or one assignment of it."""
+
+    project: Project
+    assignment: Assignment | None
+    model: str
+
+    @property
+    def name(self) -> str:
+        return "pooled" if self.assignment is None else f"assignment {self.assignment.id}"
+
+
+def source_index(project: Project, source_id: int) -> AnonymityIndex:
+    """The anonymity-set index of one source, built from its records and kept per process."""
+    key = (project.id, source_id, project.records_version)
+    cache = current_app.extensions.setdefault("belief_audit_indexes", OrderedDict())
+    with _lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    kinds = {a.name: AttributeType(a.kind) for a in project.identifying}
+    query = (
+        select(*(Record.values[name].as_string() for name in kinds))
+        .where(Record.source_id == source_id)
+        .order_by(Record.position)
+    )
+    rows = db.session.connection(bind_arguments={"mapper": Record}).execute(query).all()
+    values = list(zip(*rows, strict=True)) if rows else [()] * len(kinds)
+    columns = {name: list(column) for name, column in zip(kinds, values, strict=True)}
+    for name, kind in kinds.items():
+        if kind is AttributeType.DATE:  # stored MMDDYYYY; the index normalises what it reads
+            columns[name] = [None if v is None else format_date(v) for v in columns[name]]
+    index = AnonymityIndex.build(columns, kinds)
+    with _lock:
+        index = cache.setdefault(key, index)  # one object per source: "same source" is identity
+        while len(cache) > _MAX_CACHED:
+            cache.popitem(last=False)
+    return index
+
+
+def _evidence(kind: AttributeType, a, b, row: int, level: Level) -> Evidence:
+    cmp = disclosure.compare(kind, a, b)
+    return Evidence.trusted(level, cmp.total(row), disclosure.shown(cmp, row, level))
+
+
+def displayed_pair(project: Project, pair: Pair, levels: dict) -> DisplayedPair:
+    """One pair as the core sees it, from its records and ``{(row, attribute): Level}``."""
+    a, b = pair.record_a, pair.record_b
+    rows = []
+    for number in (0, 1):
+        rows.append(
+            {
+                attr.name: _evidence(
+                    attr.type,
+                    a.values.get(attr.name),
+                    b.values.get(attr.name),
+                    number,
+                    levels.get((number, attr.name), Level.MASKED),
+                )
+                for attr in project.identifying
+            }
+        )
+    markers = {
+        attr.name: Marker.between(a.values.get(attr.name), b.values.get(attr.name))
+        for attr in project.identifying
+    }
+    left = source_index(project, a.source_id)
+    right = left if b.source_id == a.source_id else source_index(project, b.source_id)
+    return DisplayedPair(PairView(rows[0], rows[1], markers), (a.position, b.position),
+                         (left, right), pair.id)  # fmt: skip
+
+
+def stored_levels(project: Project, assignment_ids: list[int]) -> dict[int, dict]:
+    """``{pair id: {(row, attribute name): Level}}``, the most shown over the assignments."""
+    names = {a.id: a.name for a in project.identifying}
+    levels: dict[int, dict] = {}
+    if not assignment_ids:
+        return levels
+    cells = db.session.scalars(select(CellState).where(CellState.assignment_id.in_(assignment_ids)))
+    for cell in cells:
+        if cell.attribute_id not in names:
+            continue
+        key, level = (cell.row, names[cell.attribute_id]), Level(cell.level)
+        pair_levels = levels.setdefault(cell.pair_id, {})
+        if _RANK[level] > _RANK[pair_levels.get(key, Level.MASKED)]:
+            pair_levels[key] = level
+    return levels
+
+
+def assignment_pairs(assignment_ids: list[int]) -> list[Pair]:
+    """The pairs of the assignments, each once, in assignment then position order."""
+    if not assignment_ids:
+        return []
+    rows = db.session.execute(
+        select(AssignmentPair.pair_id)
+        .where(AssignmentPair.assignment_id.in_(assignment_ids))
+        .order_by(AssignmentPair.assignment_id, AssignmentPair.position)
+    ).all()
+    order = list(dict.fromkeys(pair_id for (pair_id,) in rows))
+    found = db.session.scalars(
+        select(Pair)
+        .where(Pair.id.in_(order))
+        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+    ).all()
+    by_id = {p.id: p for p in found}
+    return [by_id[i] for i in order]
+
+
+def resolve(project_id: int, model: str | None = None, assignment_id: int | None = None) -> Scope:
+    """The scope to audit, or :class:`AuditError` naming what is missing."""
+    project = db.session.get(Project, project_id)
+    if project is None:
+        raise AuditError(f"no project {project_id}")
+    model = model or project.evidence_model
+    if model not in MODELS:
+        raise AuditError(f"unknown evidence model {model!r}: use row or pair")
+    assignment = None
+    if assignment_id is not None:
+        assignment = db.session.get(Assignment, assignment_id)
+        if assignment is None or assignment.project_id != project.id:
+            raise AuditError(f"no assignment {assignment_id} in project {project_id}")
+    return Scope(project, assignment, model)
+
+
+def project_assignments(project: Project) -> list[tuple[Assignment, str]]:
+    """The project's assignments with their worker's name, by id."""
+    return list(
+        db.session.execute(
+            select(Assignment, User.username)
+            .join(User, Assignment.worker_id == User.id)
+            .where(Assignment.project_id == project.id)
+            .order_by(Assignment.id)
+        ).tuples()
+    )
+
+
+def audit_scope(scope: Scope, models=MODELS) -> StateAudit:
+    """Audit the disclosure state of ``scope`` (see the module docstring)."""
+    project = scope.project
+    if scope.assignment is not None:
+        ids = [scope.assignment.id]
+    else:
+        ids = [a.id for a, _ in project_assignments(project)]
+    pairs = assignment_pairs(ids)
+    levels = stored_levels(project, ids)
+    shown = [displayed_pair(project, p, levels.get(p.id, {})) for p in pairs]
+    return audit_state(
+        shown,
+        model=scope.model,
+        kappa=project.kappa,
+        n_attributes=max(len(project.identifying), 1),
+        models=models,
+    )

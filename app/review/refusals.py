@@ -1,0 +1,27 @@
+"""Why a reveal is refused: each carries its HTTP status and error name for the API."""
+
+from __future__ import annotations
+
+
+class RevealRefused(Exception):
+    """A reveal that cannot be made; ``code`` is the HTTP status, ``error`` its name."""
+
+    code = 409
+    error = "refused"
+
+    def __init__(self, message: str, **details):
+        super().__init__(message)
+        self.details = details
+
+
+class BudgetExceeded(RevealRefused):
+    error = "budget_exceeded"
+
+
+class NothingToReveal(RevealRefused):
+    error = "nothing_to_reveal"
+
+
+class NotInAssignment(RevealRefused):
+    code = 404
+    error = "not_found"

@@ -1,0 +1,302 @@
+"""Reveals and decisions under gunicorn on PostgreSQL: ``.venv/bin/python bench/load.py``.
+
+One command. It creates a throwaway PostgreSQL schema (``--postgres URL``, default
+``$TEST_DATABASE_URL`` or ``postgresql://postgres@127.0.0.1:5432/test``), a generated dedupe
+project of ``--records`` records, ``--workers`` workers with disjoint assignments of
+``--pairs`` pairs each (every fourth with a small budget, so refusals happen) and a bystander;
+starts gunicorn (``--gunicorn-workers`` processes, ``--threads`` threads each) on loopback;
+reads every page once (warm-up, not timed), then runs two phases, each bounded in time
+(``--seconds``) and count (``--max-reveals``):
+
+1. **mixed**: every worker reveals cells (``--per-worker`` callers each), together at an
+   offered ``--rate`` (default 300 reveals/s; 0: back to back, the saturation throughput),
+   and answers a pair every ``--decide-every`` reveals;
+2. **burst**: one worker fires 32 concurrent reveals on its one assignment, again and again.
+
+Throughout, the bystander (another worker) calls ``GET /api/v1/me`` every 20 ms. Then it
+stops gunicorn, audits the database and drops the schema. It prints reveals/s, reveal p50/p99,
+the bystander's p50/p99, CPU per reveal (gunicorn workers + their PostgreSQL backends, and
+with the load generator), **budget overruns** (assignments whose KAPR passed the budget or
+whose event chain does not add up) and **lost events** (reveals answered 200 without their
+event, or events without an answer); both must be 0. Exit status 1 when they are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _kapr_setup import bench_app, project_spec  # noqa: E402
+from _load_client import Connection, CpuMeter, children, ms, pct  # noqa: E402
+from _load_setup import audit, make_study, pg_backends  # noqa: E402
+
+HOST = "127.0.0.1"
+
+
+def gunicorn(url: str, args) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "SECRET_KEY": "load-bench-only",
+        "FLASK_RATELIMIT_ENABLED": "true" if args.rate_limits else "false",
+    }
+    command = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "--workers", str(args.gunicorn_workers),
+        "--worker-class", "gthread" if args.threads > 1 else "sync",
+        "--threads", str(args.threads),
+        "--bind", f"{HOST}:{args.port}",
+        "--log-level", "warning",
+        "app:create_app()",
+    ]  # fmt: skip
+    return subprocess.Popen(command, cwd=ROOT, env=env)
+
+
+async def wait_ready(token: str, port: int, server: subprocess.Popen) -> None:
+    for _ in range(300):
+        if server.poll() is not None:
+            raise RuntimeError("gunicorn exited")
+        try:
+            status, _, _ = await Connection(HOST, port, token).request("GET", "/api/v1/me")
+            if status == 200:
+                return
+        except OSError:
+            pass
+        await asyncio.sleep(0.1)
+    raise RuntimeError("gunicorn did not answer")
+
+
+async def cells_of(worker: dict, port: int) -> list:
+    """Every cell with a next level, read page by page (the warm-up)."""
+    conn, cells, page, pages = Connection(HOST, port, worker["token"]), [], 1, 1
+    while page <= pages:
+        path = f"/api/v1/assignments/{worker['assignment']}?page={page}"
+        status, body, _ = await conn.request("GET", path)
+        if status != 200:
+            raise RuntimeError(f"GET page: {status} {body}")
+        pages = body["assignment"]["pages"]
+        for pair in body["pairs"]:
+            for row in pair["rows"]:
+                for name, cell in row["cells"].items():
+                    if cell["next_level"]:
+                        cells.append((pair["id"], row["row"], name))
+        page += 1
+    conn.close()
+    random.Random(worker["assignment"]).shuffle(cells)
+    return cells
+
+
+class Phase:
+    """Counts and latencies of one phase; ``stop`` is set at the time or count bound."""
+
+    def __init__(self, seconds: float, max_reveals: int):
+        self.deadline, self.max_reveals = time.perf_counter() + seconds, max_reveals
+        self.latencies, self.statuses, self.sent = [], {}, 0
+        self.answered = {}  # assignment id -> reveals answered 200
+        self.decisions = 0
+
+    def more(self) -> bool:
+        return time.perf_counter() < self.deadline and self.sent < self.max_reveals
+
+    async def reveal(self, conn: Connection, worker: dict, cell) -> int:
+        self.sent += 1
+        pair_id, row, attribute = cell
+        body = {"pair_id": pair_id, "row": row, "attribute": attribute}
+        path = f"/api/v1/assignments/{worker['assignment']}/reveal"
+        status, answer, seconds = await conn.request("POST", path, body)
+        self.latencies.append(seconds)
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        if status == 200:
+            key = worker["assignment"]
+            self.answered[key] = self.answered.get(key, 0) + 1
+            if answer["cell"]["next_level"]:
+                worker["cells"].append(cell)  # reveal it further later
+        return status
+
+
+async def mixed_caller(
+    phase: Phase, worker: dict, port: int, decide_every: int, interval: float
+) -> None:
+    """Reveal (and now and then answer) every ``interval`` seconds, or back to back if 0."""
+    conn, done = Connection(HOST, port, worker["token"]), 0
+    due = time.perf_counter() + random.random() * interval
+    while phase.more() and worker["cells"]:
+        if interval:
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            due += interval
+        await phase.reveal(conn, worker, worker["cells"].pop())
+        done += 1
+        if done % decide_every == 0:
+            path = f"/api/v1/assignments/{worker['assignment']}/decisions"
+            body = {"pair_id": worker["pairs"][done % len(worker["pairs"])]}
+            body |= {"decision": "same", "confidence": "high"}
+            status, _, _ = await conn.request("POST", path, body)
+            phase.decisions += status == 201
+    conn.close()
+
+
+async def burst(phase: Phase, worker: dict, port: int, width: int = 32) -> None:
+    conns = [Connection(HOST, port, worker["token"]) for _ in range(width)]
+    while phase.more() and worker["cells"]:
+        batch = [worker["cells"].pop() for _ in range(min(width, len(worker["cells"])))]
+        await asyncio.gather(
+            *(phase.reveal(c, worker, x) for c, x in zip(conns, batch, strict=False))
+        )
+    for conn in conns:
+        conn.close()
+
+
+async def bystander(token: str, port: int, stop: asyncio.Event, samples: list) -> None:
+    conn = Connection(HOST, port, token)
+    while not stop.is_set():
+        status, _, seconds = await conn.request("GET", "/api/v1/me")
+        if status == 200:
+            samples.append(seconds)
+        await asyncio.sleep(0.02)
+    conn.close()
+
+
+async def run_phase(name, coroutines, study, args, meters) -> dict:
+    phase = Phase(args.seconds, args.max_reveals)
+    stop, watch = asyncio.Event(), []
+    for meter in meters.values():
+        meter.start()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    watcher = asyncio.create_task(bystander(study["bystander"], args.port, stop, watch))
+    await asyncio.gather(*(c(phase) for c in coroutines))
+    elapsed = time.perf_counter() - start
+    stop.set()
+    await watcher
+    cpu = {k: m.stop() for k, m in meters.items()}
+    now = resource.getrusage(resource.RUSAGE_SELF)
+    cpu["client"] = now.ru_utime + now.ru_stime - own.ru_utime - own.ru_stime
+    ok = phase.statuses.get(200, 0)
+    return {
+        "name": name,
+        "elapsed": elapsed,
+        "ok": ok,
+        "statuses": dict(sorted(phase.statuses.items())),
+        "rate": ok / elapsed,
+        "p50": pct(phase.latencies, 50),
+        "p99": pct(phase.latencies, 99),
+        "by50": pct(watch, 50),
+        "by99": pct(watch, 99),
+        "cpu": cpu,
+        "answered": phase.answered,
+        "decisions": phase.decisions,
+    }
+
+
+def report(result: dict) -> None:
+    cpu, ok = result["cpu"], max(1, result["ok"])
+    server = cpu["gunicorn"] + cpu["postgres"]
+    print(
+        f"\n{result['name']}: {result['ok']} reveals in {result['elapsed']:.1f} s = "
+        f"{result['rate']:.0f} reveals/s; statuses {result['statuses']};"
+        f" {result['decisions']} decisions"
+    )
+    print(f"  reveal     p50 {ms(result['p50'])}  p99 {ms(result['p99'])}")
+    print(f"  bystander  p50 {ms(result['by50'])}  p99 {ms(result['by99'])}  (GET /api/v1/me)")
+    print(
+        f"  CPU per reveal {server / ok * 1e3:.2f} ms (gunicorn {cpu['gunicorn'] / ok * 1e3:.2f}"
+        f" + PostgreSQL backends {cpu['postgres'] / ok * 1e3:.2f});"
+        f" with the load generator {(server + cpu['client']) / ok * 1e3:.2f} ms"
+    )
+
+
+def pg_url(schema_options: str, base: str) -> str:
+    """``base`` with the bench schema on the search path and a recognisable client name."""
+    query = urllib.parse.urlencode({"options": schema_options, "application_name": "mindfirl-load"})
+    plain = re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql://", base)
+    return f"{plain}?{query}"
+
+
+async def drive(study: dict, args, server: subprocess.Popen, schema: str) -> list[dict]:
+    await wait_ready(study["bystander"], args.port, server)
+    workers, burster = study["workers"], study["burster"]
+    for worker in [*workers, burster]:
+        worker["cells"] = await cells_of(worker, args.port)
+    meters = {
+        "gunicorn": CpuMeter(lambda: children(server.pid)),
+        "postgres": CpuMeter(lambda: pg_backends(args.postgres, "mindfirl-load")),
+    }
+    n = len(workers) * args.per_worker
+    interval = n / args.rate if args.rate else 0.0
+    callers = [
+        (lambda phase, w=w: mixed_caller(phase, w, args.port, args.decide_every, interval))
+        for w in workers
+        for _ in range(args.per_worker)
+    ]
+    offered = f"offered {args.rate:g} reveals/s" if args.rate else "back to back"
+    results = [await run_phase(f"mixed ({offered})", callers, study, args, meters)]
+    one = [lambda phase: burst(phase, burster, args.port)]
+    results.append(
+        await run_phase("burst (one worker, 32 concurrent reveals)", one, study, args, meters)
+    )
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+    )
+    parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--pairs", type=int, default=100, help="pairs per worker")
+    parser.add_argument("--per-worker", type=int, default=2, help="requests in flight per worker")
+    parser.add_argument("--decide-every", type=int, default=10)
+    parser.add_argument("--rate", type=float, default=300, help="offered reveals/s; 0: flat out")
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--max-reveals", type=int, default=20_000)
+    parser.add_argument("--gunicorn-workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8, help="1: sync workers")
+    parser.add_argument("--port", type=int, default=18_765)
+    parser.add_argument("--rate-limits", action="store_true", help="keep Flask-Limiter on")
+    parser.add_argument("--quick", action="store_true", help="5 s phases, 5k records")
+    args = parser.parse_args(argv)  # fmt: skip
+    if args.quick:
+        args.seconds, args.records = 5, 5_000
+    print(
+        f"bench/load.py: gunicorn {args.gunicorn_workers} workers x {args.threads} threads on "
+        f"PostgreSQL; {args.workers} workers x {args.pairs} pairs, {args.records:,} records; "
+        f"load: {os.getloadavg()[0]:.2f}"
+    )
+    spec = project_spec(args.records, args.pairs * (args.workers + 2), seed=7)
+    with tempfile.TemporaryDirectory() as tmp, bench_app(Path(tmp), args.postgres) as app:
+        with app.app_context():
+            study = make_study(spec, args.workers, args.pairs)
+        del spec
+        options = app.config["SQLALCHEMY_ENGINE_OPTIONS"]["connect_args"]["options"]
+        server = gunicorn(pg_url(options, args.postgres), args)
+        try:
+            results = asyncio.run(drive(study, args, server, options))
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        with app.app_context():
+            overruns, lost = audit(study, results)
+    for result in results:
+        report(result)
+    print(f"\nbudget overruns: {overruns}   lost events: {lost}   (both must be 0)")
+    return 1 if overruns or lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
