@@ -6,9 +6,6 @@ Loaded by ``create_app`` after the built-in defaults and before ``instance/confi
 
 # Rows per page of the worker's grid.
 PAGE_SIZE = 10
-# A login is refused for LOGIN_LOCK_SECONDS after LOGIN_MAX_FAILURES failures in a row.
-LOGIN_MAX_FAILURES = 5
-LOGIN_LOCK_SECONDS = 300
 # Dedupe projects created without explicit pairs get all pairs up to this many records.
 ALL_PAIRS_MAX_RECORDS = 200
 # Largest request body (uploads included), in bytes; larger ones get a clear 413.
@@ -18,8 +15,43 @@ IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
 
-# --- Per-value bounds on the CSV import (issue 13; the JSON API's limits use the same names).
+# --- Bounds on the work one request can cause (issue 13). The JSON API checks them before a
+# view runs (and documents them in /api/v1/openapi.json); the CSV import uses the same names.
 # One record value (a cell), in characters. Longer values are refused with the row and column.
 MAX_VALUE_CHARS = 1_000
+# All values of one record together, in characters.
+MAX_RECORD_CHARS = 10_000
+# Attributes (columns) of one project.
+MAX_ATTRIBUTES = 100
 # A record id, as stored (records.external_id is VARCHAR(100)).
 MAX_RECORD_ID_CHARS = 100
+# A project name (projects.name is VARCHAR(200)).
+MAX_NAME_CHARS = 200
+# An attribute name (project_attributes.name is VARCHAR(100)).
+MAX_ATTRIBUTE_NAME_CHARS = 100
+# A username (users.username is VARCHAR(80)).
+MAX_USERNAME_CHARS = 80
+# Records in one JSON project description (larger projects go through the CSV import);
+# pairs and pair ids in one JSON request.
+MAX_JSON_RECORDS = 50_000
+MAX_JSON_PAIRS = 200_000
+# Nesting depth of a JSON body (objects and arrays); deeper bodies are refused before parsing
+# finishes. Integers must fit in 64 bits and numbers be finite (no NaN or Infinity).
+MAX_JSON_DEPTH = 32
+# The alignment behind masked/partial displays computes at most app.core.alignment.MAX_CELLS
+# table cells per value pair (banded above it; see that module), whatever the value lengths.
+
+# --- Login and token throttling (Flask-Limiter; app/auth/throttle.py says how they combine).
+# Several processes (gunicorn) must share one store: RATELIMIT_STORAGE_URI = "redis://host:6379"
+# (memory:// counts per process: fine for one process and for tests). RATELIMIT_ENABLED = False
+# turns throttling off (never in production).
+RATELIMIT_STORAGE_URI = "memory://"
+# Every login attempt, per client address.
+LOGIN_LIMIT_PER_ADDRESS = "10 per minute; 100 per hour"
+# Failed logins per account name (existing or not). Past it the account is not locked: only
+# addresses that failed on it must wait, so strangers cannot lock the owner out.
+LOGIN_LIMIT_PER_ACCOUNT = "20 per minute; 200 per hour"
+# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning).
+TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"
+# Requests per account with a valid token (generous: a worker's script may reveal quickly).
+TOKEN_LIMIT_PER_ACCOUNT = "6000 per minute"

@@ -46,6 +46,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     with app.app_context():
         install_engine_hooks()
 
+    from app.api.inputs import register_input_limits
+
+    register_input_limits(app)
     _register_blueprints(app)
     from app.charts import register as register_charts
     from app.errors import register_error_handlers

@@ -1,5 +1,11 @@
 """Security headers on every response: no framing, no sniffing, scripts only from here.
 
+Every response but static files carries ``Cache-Control: no-store``: pages and API answers
+hold revealed values, review grids and exports, which must not stay in a browser's or a
+proxy's cache after the worker leaves (a shared machine, the back button after logout).
+Templates' ``{{ }}`` output has bidi control characters neutralised (:mod:`app.core.bidi`),
+like every JSON answer, so a value cannot reorder the worker's grid.
+
 The worker's page reveals a cell on a click, so a page that framed it could trick a worker
 into spending their privacy budget (clickjacking): ``frame-ancestors 'none'`` and
 ``X-Frame-Options`` forbid framing. Templates carry no inline script or style, so the policy
@@ -8,7 +14,10 @@ allows only this site's own files; pages built by a reveal response use the DOM,
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, request
+from markupsafe import Markup
+
+from app.core.bidi import neutralise_bidi
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -35,4 +44,18 @@ def register_security_headers(app: Flask) -> None:
     def add_security_headers(response: Response) -> Response:
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
+        if request.endpoint != "static":
+            response.headers["Cache-Control"] = "no-store"
+            response.headers.pop("Expires", None)
         return response
+
+    app.jinja_env.finalize = _finalize
+
+
+def _finalize(value):
+    """Neutralise bidi controls in every ``{{ }}`` output (keeping Markup as Markup)."""
+    if isinstance(value, Markup):
+        return Markup(neutralise_bidi(str(value)))
+    if isinstance(value, str):
+        return neutralise_bidi(value)
+    return value

@@ -3,7 +3,8 @@
 from flask import abort, jsonify
 
 from app.analytics.reports import kapr_report
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Job
@@ -11,12 +12,14 @@ from app.models import Job
 
 @bp.route("/admin/reports/kapr")
 @roles_required("admin")
+@documented("The KAPR report of every project (admins)", ok=schemas.OBJECT)
 def admin_kapr_report():
     return jsonify(kapr_report().as_dict())
 
 
 @bp.route("/admin/jobs/<int:job_id>")
 @roles_required("admin")
+@documented("A background job's status (admins)", ok=schemas.JOB)
 def admin_job(job_id: int):
     job = db.session.get(Job, job_id)
     if job is None:

@@ -6,12 +6,14 @@ from app.analytics.belief_json import BeliefRequestError, evaluate
 from app.analytics.belief_linkage import audit_upload
 from app.analytics.belief_report import project_audit
 from app.analytics.belief_state import AuditError
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 
 
 @bp.route("/analytics/belief", methods=["POST"])
 @roles_required("admin")
+@documented("Belief-function computations (admins)", body=schemas.OBJECT, ok=schemas.OBJECT)
 def analytics_belief():
     body = request.get_json(silent=True)
     if body is None:
@@ -24,6 +26,14 @@ def analytics_belief():
 
 @bp.route("/admin/projects/<int:project_id>/audit")
 @roles_required("admin")
+@documented(
+    "The re-identification audit of a project (admins)",
+    ok=schemas.OBJECT,
+    query={
+        "assignment": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+        "model": {"type": "string", "maxLength": 40},
+    },
+)
 def admin_project_audit(project_id: int):
     assignment = request.args.get("assignment", type=int)
     try:
@@ -34,6 +44,7 @@ def admin_project_audit(project_id: int):
 
 @bp.route("/analytics/belief/links", methods=["POST"])
 @roles_required("admin")
+@documented("Audit a linkage output, JSON or CSV text (admins)", ok=schemas.OBJECT, errors=(400,))
 def analytics_belief_links():
     """Audit a linkage output: a JSON body, or CSV text (Content-Type: text/csv)."""
     text = request.get_data(as_text=True)

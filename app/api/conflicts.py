@@ -6,7 +6,8 @@ from flask import abort, jsonify
 from flask_login import current_user
 from sqlalchemy import select
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -42,6 +43,7 @@ def _item_json(item) -> dict:
 
 @bp.get(BASE)
 @roles_required("manager", "admin")
+@documented("The conflicts queue of a project", ok=schemas.CONFLICTS)
 def conflicts_view(project_id: int):
     project = owned_project(project_id)
     return jsonify(
@@ -66,6 +68,7 @@ def _done(action, *, reveal: bool = False):
 
 @bp.post(f"{BASE}/policy")
 @roles_required("manager")
+@documented("Set the conflict policy", body=schemas.POLICY_BODY, ok=schemas.OK)
 def conflict_policy_view(project_id: int):
     """``{"policy": "manager" | "reviewer", "resolver_budget": 0.05}``."""
     project, body = owned_project(project_id), json_body()
@@ -79,6 +82,7 @@ def conflict_policy_view(project_id: int):
 
 @bp.post(f"{BASE}/<int:pair_id>/refer")
 @roles_required("manager")
+@documented("Refer a conflict to a worker", body=schemas.refer, ok=schemas.OK)
 def conflict_refer_view(project_id: int, pair_id: int):
     """``{"worker": "wil", "budget": 0.2}`` (budget only used for a new assignment)."""
     project, body = owned_project(project_id), json_body()
@@ -92,6 +96,7 @@ def conflict_refer_view(project_id: int, pair_id: int):
 
 @bp.post(f"{BASE}/<int:pair_id>/resolve")
 @roles_required("manager", "admin")
+@documented("Resolve a conflict", body=schemas.RESOLVE_BODY, ok=schemas.OK)
 def conflict_resolve_view(project_id: int, pair_id: int):
     """``{"decision": "same" | "different", "confidence": "high" | "medium" | "low"}``."""
     project, body = owned_project(project_id), json_body()
@@ -104,6 +109,12 @@ def conflict_resolve_view(project_id: int, pair_id: int):
 
 @bp.post(f"{BASE}/<int:pair_id>/reveal")
 @roles_required("manager", "admin")
+@documented(
+    "Reveal a cell to resolve a conflict (budgeted)",
+    body=schemas.resolution_reveal,
+    ok=schemas.REVEALED,
+    errors=(409,),
+)
 def conflict_reveal_view(project_id: int, pair_id: int):
     """``{"row": 0, "attribute": "last_name"}``: charged to the caller's resolver assignment."""
     project, body = owned_project(project_id), json_body()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import abort, jsonify, request
 from flask_login import current_user
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -43,6 +44,7 @@ def summary(assignment: Assignment) -> dict:
 
 @bp.get("/assignments/<int:assignment_id>/decisions")
 @roles_required("worker")
+@documented("The caller's answers and progress", ok=schemas.DECISIONS)
 def list_decisions(assignment_id: int):
     assignment = worker_assignment(assignment_id)
     answers = {
@@ -57,6 +59,7 @@ def list_decisions(assignment_id: int):
 
 @bp.post("/assignments/<int:assignment_id>/decisions")
 @roles_required("worker")
+@documented("Save a decision", body=schemas.DECISION_BODY, ok=schemas.DECISION_SAVED, status=201)
 def save_decision(assignment_id: int):
     assignment = worker_assignment(assignment_id)
     body = json_body()
@@ -78,6 +81,12 @@ def save_decision(assignment_id: int):
 
 @bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")
 @roles_required("worker")
+@documented(
+    "Submit a page",
+    body=schemas.SUBMIT_BODY,
+    ok=schemas.PAGE_SUBMITTED,
+    body_required=False,
+)
 def submit_page_view(assignment_id: int, page: int):
     assignment = worker_assignment(assignment_id)
     body = request.get_json(silent=True)

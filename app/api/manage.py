@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import abort, jsonify
 from flask_login import current_user
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -18,12 +19,14 @@ from app.projects.views.access import export_download, owned_project
 
 @bp.get("/projects/<int:project_id>/export/<kind>")
 @roles_required("manager", "admin")
+@documented("A CSV export of the project", media_type="text/csv")
 def export_view(project_id: int, kind: str):
     return export_download(owned_project(project_id), kind)
 
 
 @bp.post("/projects/<int:project_id>/blocking")
 @roles_required("manager")
+@documented("Preview or create pairs by blocking", body=schemas.blocking, ok=schemas.BLOCKING)
 def blocking_view(project_id: int):
     """``{"rules": [...], "create": false}``: the counts, or (``create``) make the pairs."""
     project = owned_project(project_id)
@@ -45,6 +48,7 @@ def blocking_view(project_id: int):
 
 @bp.post("/projects/<int:project_id>/assignments/<int:assignment_id>/budget")
 @roles_required("manager")
+@documented("Change a worker's budget", body=schemas.BUDGET_BODY, ok=schemas.BUDGET_CHANGED)
 def budget_view(project_id: int, assignment_id: int):
     """``{"budget": 0.3}``: change a worker's KAPR budget (recorded)."""
     project = owned_project(project_id)
@@ -62,6 +66,7 @@ def budget_view(project_id: int, assignment_id: int):
 
 @bp.get("/projects/<int:project_id>/progress")
 @roles_required("manager", "admin")
+@documented("A project's progress and agreement", ok=schemas.PROGRESS)
 def progress_view(project_id: int):
     progress = project_progress(owned_project(project_id))
     agreement = progress.agreement

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from flask import abort, jsonify, request
+from flask import abort, current_app, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
 from app.analytics.truth import TruthError, resolve_truth
 from app.analytics.utility import risk_utility
-from app.api import bp
+from app.api import bp, schemas
+from app.api.inputs import check_record_sizes
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
@@ -28,9 +30,12 @@ def json_body() -> dict:
 
 @bp.post("/projects")
 @roles_required("manager")
+@documented("Create a project", body=schemas.project_spec, ok=schemas.CREATED, status=201)
 def create_project_view():
+    body = json_body()
+    check_record_sizes(body, current_app.config["MAX_RECORD_CHARS"])
     try:
-        project = create_project(json_body(), owner=current_user)
+        project = create_project(body, owner=current_user)
     except ProjectSpecError as exc:
         db.session.rollback()
         return jsonify(error="invalid_project", message=str(exc), problems=exc.problems), 400
@@ -40,6 +45,9 @@ def create_project_view():
 
 @bp.post("/projects/<int:project_id>/assignments")
 @roles_required("manager")
+@documented(
+    "Assign pairs to a worker", body=schemas.assignment_spec, ok=schemas.CREATED, status=201
+)
 def create_assignment_view(project_id: int):
     project = owned_project(project_id)
     body = json_body()
@@ -63,6 +71,12 @@ def create_assignment_view(project_id: int):
 
 @bp.get("/projects/<int:project_id>/budget-recommendation")
 @roles_required(*MANAGERS)
+@documented(
+    "The KAPR needed to open every discrepant cell at partial, per pair and its quantiles",
+    ok=schemas.OBJECT,
+    query={"assignment": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}},
+    errors=(400, 404),
+)
 def budget_recommendation_view(project_id: int):
     """The all-partial KAPR of the project's pairs (or ``?assignment=<id>``'s) and quantiles."""
     project = owned_project(project_id)
@@ -80,6 +94,12 @@ def budget_recommendation_view(project_id: int):
 
 @bp.route("/projects/<int:project_id>/risk-utility", methods=["GET", "POST"])
 @roles_required(*MANAGERS)
+@documented(
+    "Accuracy, precision and recall per worker beside KAPR (ground truth by column or file)",
+    ok=schemas.OBJECT,
+    query={"column": {"type": "string", "maxLength": 100}},
+    errors=(400, 404),
+)
 def risk_utility_view(project_id: int):
     """Per worker accuracy, precision, recall beside KAPR, against ``?column=`` or a file."""
     project = owned_project(project_id)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import abort, jsonify, request
 from flask_login import current_user
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.database import reads_first
 from app.extensions import db
@@ -25,6 +26,7 @@ def own_assignment(assignment_id: int) -> Assignment:
 
 @bp.get("/assignments/<int:assignment_id>")
 @roles_required("worker")
+@documented("One page of an assignment", ok=schemas.PAGE, query=schemas.PAGE_QUERY)
 def assignment_page(assignment_id: int):
     ctx = services.Context.of(own_assignment(assignment_id))
     page = request.args.get("page", 1, type=int)
@@ -38,6 +40,7 @@ def assignment_page(assignment_id: int):
 @bp.post("/assignments/<int:assignment_id>/reveal")
 @roles_required("worker")
 @reads_first  # reads and prices without the write lock; reveal_cell takes it to write
+@documented("Reveal one cell (budgeted)", body=schemas.reveal, ok=schemas.REVEALED, errors=(409,))
 def reveal(assignment_id: int):
     body = request.get_json(silent=True)
     if not isinstance(body, dict):

@@ -3,11 +3,13 @@
 from flask import jsonify
 from flask_login import current_user
 
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 
 
 @bp.route("/me")
 @roles_required("admin", "manager", "worker")
+@documented("Who the caller is", ok=schemas.ME)
 def me():
     return jsonify(username=current_user.username, role=current_user.role)

@@ -14,13 +14,20 @@ from flask_login import current_user
 
 from app import jobs
 from app.analytics.trajectory import OptionsError, read_uploads, trajectory_risk
-from app.api import bp
+from app.api import bp, schemas
+from app.api.openapi import documented
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 
 
 @bp.post("/analytics/trajectory-risk")
 @roles_required("admin")
+@documented(
+    "Start a trajectory record-linkage risk job (multipart: original, anonymized, options)",
+    ok=schemas.OBJECT,
+    status=202,
+    errors=(400,),
+)
 def trajectory_risk_job():
     try:
         options, texts, names = read_uploads(request.form, request.files)
@@ -35,6 +42,7 @@ def trajectory_risk_job():
 
 @bp.post("/admin/jobs/<int:job_id>/cancel")
 @roles_required("admin")
+@documented("Cancel a queued or running job", ok=schemas.OBJECT, errors=(409,))
 def cancel_job(job_id: int):
     if not jobs.cancel(job_id):
         abort(409, "the job has already finished (or does not exist)")

@@ -7,10 +7,10 @@ from urllib.parse import urlsplit
 from flask import abort, current_app, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from app.auth import bp
+from app.auth import bp, throttle
 from app.auth.decorators import roles_required
 from app.auth.forms import LoginForm
-from app.auth.services import AccountError, authenticate, create_user
+from app.auth.services import AccountError, authenticate, create_user, end_sessions
 from app.auth.token_cache import cached_user_for_token
 from app.extensions import csrf, db, login_manager
 from app.models import Role, User
@@ -19,8 +19,15 @@ HOME = {Role.ADMIN: "analytics.home", Role.MANAGER: "projects.home", Role.WORKER
 
 
 @login_manager.user_loader
-def load_user(user_id: str) -> User | None:
-    return db.session.get(User, int(user_id))
+def load_user(session_id: str) -> User | None:
+    """``<id>.<session version>``: a session from before the last logout no longer loads."""
+    user_id, _, version = session_id.partition(".")
+    if not (user_id.isdigit() and version.isdigit()) or len(user_id) > 18:
+        return None
+    user = db.session.get(User, int(user_id))
+    if user is None or user.session_version != int(version):
+        return None
+    return user
 
 
 @login_manager.request_loader
@@ -40,12 +47,18 @@ def check_csrf() -> None:
     A browser never attaches an Authorization header by itself, so a forged cross-site
     request cannot ride on a token the way it could ride on a session cookie.
     """
-    if request.method in ("GET", "HEAD", "OPTIONS"):
-        return
-    if request.headers.get("Authorization", "").startswith("Bearer "):
-        # An invalid token must not fall back to the session cookie.
+    bearer = request.headers.get("Authorization", "").startswith("Bearer ")
+    if bearer:
+        # Throttle token use: failures per address, use per account (app.auth.throttle).
+        if throttle.token_address_blocked():
+            abort(429, "too many failed tokens from this address; wait a minute")
         if not current_user.is_authenticated or not g.get("token_auth"):
+            throttle.token_failed()
+            # An invalid token must not fall back to the session cookie.
             abort(401)
+        if not throttle.token_use_allowed(current_user.id):
+            abort(429, "too many requests for this account; slow down")
+    if request.method in ("GET", "HEAD", "OPTIONS") or bearer:
         return
     if current_app.config.get("WTF_CSRF_ENABLED", True):
         csrf.protect()
@@ -64,9 +77,13 @@ def login():
         return redirect(url_for("auth.index"))
     form = LoginForm()
     if form.validate_on_submit():
+        if not throttle.login_allowed(form.username.data):
+            flash("Too many login attempts. Wait a few minutes and try again.", "error")
+            return render_template("auth/login.html", form=form), 429
         result = authenticate(form.username.data, form.password.data)
         db.session.commit()
         if result.user is None:
+            throttle.login_failed(form.username.data)
             flash(result.error, "error")
             return render_template("auth/login.html", form=form), 401
         login_user(result.user)
@@ -77,6 +94,8 @@ def login():
 @bp.route("/logout", methods=["POST"])
 @login_required
 def logout():
+    end_sessions(current_user)
+    db.session.commit()
     logout_user()
     flash("You are logged out.", "info")
     return redirect(url_for("auth.login"))

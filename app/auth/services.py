@@ -1,17 +1,17 @@
-"""Account operations: create users, issue tokens, check passwords with throttling."""
+"""Account operations: create users, issue tokens, check passwords, end sessions."""
 
 from __future__ import annotations
 
-import datetime as dt
 import secrets
 from dataclasses import dataclass
+from functools import cache
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import select, update
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
 from app.models import ApiToken, Role, User
-from app.models.base import utcnow
 from app.models.user import hash_token
 
 
@@ -61,34 +61,50 @@ class LoginResult:
     error: str | None = None
 
 
-def authenticate(username: str, password: str) -> LoginResult:
-    """Check a password, counting failures and locking the account after too many.
+WRONG = "Wrong username or password."
 
-    An unknown user and a wrong password give the same message, so the form does not tell
-    which usernames exist.
+
+@cache
+def _dummy_hash() -> str:
+    # the same work as a real check, for names that match no account
+    return generate_password_hash(secrets.token_urlsafe(16), method="scrypt")
+
+
+def authenticate(username: str, password: str) -> LoginResult:
+    """Check a password; wrong user and wrong password take the same path and message.
+
+    An unknown (or impossible: too long, NUL) username is checked against a dummy hash, so
+    the answer takes as long as for a real account. Failures are counted with one atomic
+    ``UPDATE`` (no read-modify-write race); throttling is :mod:`app.auth.throttle`'s, so
+    there is no lock that strangers could trigger.
     """
-    wrong = LoginResult(None, "Wrong username or password.")
-    user = db.session.scalar(select(User).where(User.username == username.strip()))
+    name = username.strip()
+    user = None
+    if name and len(name) <= current_app.config["MAX_USERNAME_CHARS"] and "\x00" not in name:
+        user = db.session.scalar(select(User).where(User.username == name))
     if user is None:
-        return wrong
-    now = utcnow()
-    if user.locked_until is not None and _aware(user.locked_until) > now:
-        minutes = max(1, round((_aware(user.locked_until) - now).total_seconds() / 60))
-        return LoginResult(None, f"Too many failed logins. Try again in {minutes} minute(s).")
+        check_password_hash(_dummy_hash(), password)
+        return LoginResult(None, WRONG)
     if not user.check_password(password):
-        user.failed_logins += 1
-        if user.failed_logins >= current_app.config["LOGIN_MAX_FAILURES"]:
-            seconds = current_app.config["LOGIN_LOCK_SECONDS"]
-            user.locked_until = now + dt.timedelta(seconds=seconds)
-            user.failed_logins = 0
-        return wrong
+        db.session.execute(
+            update(User)
+            .where(User.id == user.id)
+            .values(failed_logins=User.failed_logins + 1)
+            .execution_options(synchronize_session=False)
+        )
+        return LoginResult(None, WRONG)
     if not user.active:
         return LoginResult(None, "This account is disabled.")
-    user.failed_logins = 0
-    user.locked_until = None
+    if user.failed_logins:
+        user.failed_logins = 0
     return LoginResult(user)
 
 
-def _aware(moment: dt.datetime) -> dt.datetime:
-    # SQLite returns naive datetimes even for timezone-aware columns.
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+def end_sessions(user: User) -> None:
+    """Invalidate every browser session of ``user`` (logout): bump the session version."""
+    db.session.execute(
+        update(User)
+        .where(User.id == user.id)
+        .values(session_version=User.session_version + 1)
+        .execution_options(synchronize_session=False)
+    )

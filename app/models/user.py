@@ -32,6 +32,8 @@ class User(UserMixin, Timestamped, db.Model):
     active: Mapped[bool] = mapped_column(default=True)
     failed_logins: Mapped[int] = mapped_column(default=0)
     locked_until: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # Part of the session cookie's user id; logout bumps it, ending every session issued before.
+    session_version: Mapped[int] = mapped_column(default=0, server_default="0")
 
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -42,6 +44,9 @@ class User(UserMixin, Timestamped, db.Model):
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)
+
+    def get_id(self) -> str:  # Flask-Login: what the session cookie stores
+        return f"{self.id}.{self.session_version}"
 
     @property
     def is_active(self) -> bool:  # Flask-Login

@@ -147,7 +147,7 @@ def test_budget_changes_are_recorded_and_never_below_spent(app, people):
         change_budget(assignment, 0.3, by=manager)
         db.session.commit()
         assert db.session.get(Assignment, assignment.id).budget == 0.3
-        assignment.kapr = 0.25
+        assignment.kapr, assignment.kapr_exact = 0.25, "1/4"  # the exact one is compared
         db.session.commit()
         with pytest.raises(AssignmentError, match="spent"):
             change_budget(assignment, 0.1, by=manager)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 from sqlalchemy import select
 
@@ -73,12 +74,14 @@ def change_budget(assignment: Assignment, budget: float, by: User) -> BudgetChan
 
     The row is locked (PostgreSQL) or the write lock held (SQLite ``BEGIN IMMEDIATE``) while
     the spent KAPR is compared, so a concurrent reveal cannot slip between check and write.
-    A budget below what the worker has already spent is refused.
+    A budget below what the worker has already spent is refused, comparing exactly: the
+    budget as the decimal it was given (``Fraction(repr(budget))``, as reveals read it) with
+    the exact KAPR, so the float of a KAPR such as 7/108 (just below it) is refused.
     """
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget <= 1:
         raise AssignmentError("the budget is a KAPR limit from 0 to 1")
     locked = lock_assignment(assignment.id)
-    if budget < locked.kapr:
+    if Fraction(repr(float(budget))) < Fraction(locked.kapr_exact):
         raise AssignmentError(
             f"{locked.worker.username} has spent {locked.kapr:.4f} already; "
             "the budget cannot be lower than that"

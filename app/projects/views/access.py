@@ -10,6 +10,10 @@ from app.models import Project, ProjectState
 from app.projects.exports import ExportRefused, export_csv, export_filename, export_mimetype
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
+# Exports carrying record values (linked: the sensitive columns; legacy: the identifying
+# values). Like budget changes, they are the owning manager's only, in the browser and the
+# API alike; admins read reports, progress and the other exports (README, Security model).
+IDENTIFYING_EXPORTS = ("linked", "legacy")
 
 
 def owned_project(project_id: int) -> Project:
@@ -23,7 +27,13 @@ def owned_project(project_id: int) -> Project:
 
 
 def export_download(project: Project, kind: str) -> Response:
-    """One export of ``project`` as an attachment (404 for an unknown or refused kind)."""
+    """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind).
+
+    An identifying export (``IDENTIFYING_EXPORTS``) is the owning manager's only: 403 for an
+    admin.
+    """
+    if kind in IDENTIFYING_EXPORTS and current_user.role != "manager":
+        abort(403, f"the {kind} export carries record values: only the project's manager takes it")
     try:
         text = export_csv(project, kind)
     except ExportRefused as exc:

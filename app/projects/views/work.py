@@ -104,7 +104,7 @@ def budget_recommendation_csv(project_id: int):
 
 
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
-@roles_required(*MANAGERS)
+@roles_required("manager")  # the owning manager only, as in the API (README, Security model)
 def budget(project_id: int, assignment_id: int):
     project = owned_project(project_id)
     assignment = db.session.get(Assignment, assignment_id)

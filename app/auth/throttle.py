@@ -1,0 +1,117 @@
+"""Login and token throttling with Flask-Limiter: per address, per account, no lock-out.
+
+- Every login attempt counts against its client address (``LOGIN_LIMIT_PER_ADDRESS``).
+- Failed logins also count against the account name tried (``LOGIN_LIMIT_PER_ACCOUNT``),
+  whether or not the account exists, so being throttled tells nothing about which names
+  exist. Past that limit the account is not locked: an address that has not failed on this
+  account in the window still gets its password checked, so a stranger cannot lock the
+  owner out; addresses that did fail on it are refused until the window passes. A guesser
+  spread over many addresses gets one try per address per window once the account limit is
+  reached.
+- Failed bearer tokens count against the address (``TOKEN_FAILURE_LIMIT_PER_ADDRESS``);
+  token use counts against the account (``TOKEN_LIMIT_PER_ACCOUNT``).
+
+Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` counts per process; with several
+processes (gunicorn) use a shared store such as ``redis://127.0.0.1:6379``. Behind a proxy
+the client address is ``request.remote_addr``: put ``werkzeug.middleware.proxy_fix.ProxyFix``
+in front, or every client shares the proxy's address.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, current_app
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse_many
+
+DEFAULTS = {
+    "RATELIMIT_STORAGE_URI": "memory://",
+    "LOGIN_LIMIT_PER_ADDRESS": "10 per minute; 100 per hour",
+    "LOGIN_LIMIT_PER_ACCOUNT": "20 per minute; 200 per hour",
+    "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "30 per minute",
+    "TOKEN_LIMIT_PER_ACCOUNT": "6000 per minute",
+}
+
+
+def init_throttle(app: Flask) -> None:
+    """Give ``app`` its own limiter (so apps in one process never share counts)."""
+    for key, value in DEFAULTS.items():
+        app.config.setdefault(key, value)
+    app.extensions["mindfirl_limiter"] = Limiter(
+        get_remote_address, app=app, default_limits=[], strategy="fixed-window"
+    )
+
+
+def _limiter() -> Limiter:
+    return current_app.extensions["mindfirl_limiter"]
+
+
+def _items(setting: str) -> list[RateLimitItem]:
+    return parse_many(current_app.config[setting])
+
+
+def _enabled() -> bool:
+    return bool(_limiter().enabled)
+
+
+def _keys(setting: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    # RATELIMIT_KEY_PREFIX separates apps (or test runs) sharing one store
+    return (current_app.config.get("RATELIMIT_KEY_PREFIX") or "mindfirl", setting, *keys)
+
+
+def _hit(setting: str, *keys: str) -> bool:
+    """Count one against every limit of ``setting``; False when one is exceeded."""
+    if not _enabled():
+        return True
+    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    return all([strategy.hit(item, *ids) for item in _items(setting)])
+
+
+def _exhausted(setting: str, *keys: str) -> bool:
+    if not _enabled():
+        return False
+    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    return any(not strategy.test(item, *ids) for item in _items(setting))
+
+
+def _has_failed(setting: str, *keys: str) -> bool:
+    if not _enabled():
+        return False
+    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    return any(
+        strategy.get_window_stats(item, *ids).remaining < item.amount for item in _items(setting)
+    )
+
+
+def _account(username: str) -> str:
+    return username.strip().casefold()[:200]
+
+
+def login_allowed(username: str) -> bool:
+    """Count a login attempt; False when this address or account must wait."""
+    address = get_remote_address()
+    if not _hit("LOGIN_LIMIT_PER_ADDRESS", address):
+        return False
+    account = _account(username)
+    if _exhausted("LOGIN_LIMIT_PER_ACCOUNT", account):
+        # the account is under attack: only addresses without a failure on it may try
+        return not _has_failed("LOGIN_LIMIT_PER_ACCOUNT", account, address)
+    return True
+
+
+def login_failed(username: str) -> None:
+    account = _account(username)
+    _hit("LOGIN_LIMIT_PER_ACCOUNT", account)
+    _hit("LOGIN_LIMIT_PER_ACCOUNT", account, get_remote_address())
+
+
+def token_address_blocked() -> bool:
+    return _exhausted("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
+
+
+def token_failed() -> None:
+    _hit("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
+
+
+def token_use_allowed(user_id: int) -> bool:
+    return _hit("TOKEN_LIMIT_PER_ACCOUNT", str(user_id))

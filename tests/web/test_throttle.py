@@ -1,0 +1,176 @@
+"""Login and token throttling: per address, per account, no lock-out, one message (issue 13)."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from app import create_app
+from app.auth import services
+from app.extensions import db
+from app.models import User
+from tests.factories import PASSWORD, make_token, make_user
+
+
+@pytest.fixture
+def app_overrides():
+    return {
+        "LOGIN_LIMIT_PER_ADDRESS": "6 per minute",
+        "LOGIN_LIMIT_PER_ACCOUNT": "3 per minute",
+        "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "4 per minute",
+        "TOKEN_LIMIT_PER_ACCOUNT": "5 per minute",
+    }
+
+
+@pytest.fixture
+def users(app):
+    with app.app_context():
+        make_user("wes", "worker")
+        make_user("mia", "manager")
+
+
+def login(client, username, password=PASSWORD, address="10.0.0.1"):
+    return client.post(
+        "/login",
+        data={"username": username, "password": password},
+        environ_base={"REMOTE_ADDR": address},
+    )
+
+
+def test_every_attempt_counts_against_the_address(client, users):
+    for n in range(6):
+        assert login(client, f"nobody{n}", "wrong").status_code == 401
+    response = login(client, "wes")  # even the right password waits now
+    assert response.status_code == 429 and b"Too many login attempts" in response.data
+    assert login(client, "wes", address="10.0.0.2").status_code == 302
+
+
+def test_strangers_cannot_lock_the_owner_out(client, users):
+    for address in ("10.0.0.7", "10.0.0.8", "10.0.0.9"):
+        assert login(client, "wes", "wrong", address=address).status_code == 401
+    # the account's failure limit is reached: addresses that failed on it wait ...
+    assert login(client, "wes", address="10.0.0.7").status_code == 429
+    # ... but the owner, from an address without a failure, logs in
+    assert login(client, "wes", address="10.0.0.1").status_code == 302
+
+
+def test_a_guesser_gets_one_try_per_address_once_the_account_limit_is_reached(client, users):
+    for _ in range(3):
+        login(client, "wes", "wrong", address="10.0.0.7")
+    assert login(client, "wes", "wrong", address="10.0.0.3").status_code == 401
+    assert login(client, "wes", "wrong", address="10.0.0.3").status_code == 429
+
+
+def test_unknown_names_are_throttled_like_real_ones(client, users):
+    for _ in range(3):
+        login(client, "ghost", "wrong", address="10.0.0.7")
+    assert login(client, "ghost", "wrong", address="10.0.0.7").status_code == 429
+    for _ in range(3):
+        login(client, "wes", "wrong", address="10.0.0.8")
+    assert login(client, "wes", "wrong", address="10.0.0.8").status_code == 429
+
+
+@pytest.mark.parametrize("name", ["wes", "nobody", "x" * 80])
+def test_wrong_user_and_wrong_password_take_one_path(client, users, monkeypatch, name):
+    checks = []
+    real = services.check_password_hash
+    monkeypatch.setattr(
+        services, "check_password_hash", lambda h, p: checks.append(h) or real(h, p)
+    )
+    monkeypatch.setattr(User, "check_password", lambda self, p: checks.append(1) or False)
+    response = login(client, name, "wrong")
+    assert response.status_code == 401 and b"Wrong username or password." in response.data
+    assert len(checks) == 1  # one scrypt check, real or dummy
+
+
+def test_failures_are_counted_with_one_atomic_update(app, client, users):
+    statements = []
+    with app.app_context():
+        engine = db.engines[None]
+
+    def record(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        login(client, "wes", "wrong")
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    updates = [s for s in statements if s.lstrip().upper().startswith("UPDATE USERS")]
+    assert len(updates) == 1 and "failed_logins + " in updates[0].replace("users.", "")
+
+
+def test_failed_tokens_are_throttled_per_address(client, users, app):
+    for _ in range(4):
+        response = client.get("/api/v1/me", headers={"Authorization": "Bearer nope"})
+        assert response.status_code == 401
+    with app.app_context():
+        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
+    good = {"Authorization": f"Bearer {token}"}
+    assert client.get("/api/v1/me", headers=good).status_code == 429
+    other = {"REMOTE_ADDR": "10.9.9.9"}
+    assert client.get("/api/v1/me", headers=good, environ_base=other).status_code == 200
+
+
+def test_token_use_is_limited_per_account(client, users, app):
+    with app.app_context():
+        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
+    headers = {"Authorization": f"Bearer {token}"}
+    codes = [
+        client.get(
+            "/api/v1/me", headers=headers, environ_base={"REMOTE_ADDR": f"10.1.0.{n}"}
+        ).status_code
+        for n in range(6)
+    ]
+    assert codes == [200] * 5 + [429]
+
+
+def _redis_up() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _redis_up(), reason="no Redis on 127.0.0.1:6379")
+def test_processes_share_counts_through_redis(database_config):
+    """Two apps (as two gunicorn workers would be) see one count in a shared store."""
+    config = {
+        "TESTING": True,
+        "SECRET_KEY": "t",
+        "WTF_CSRF_ENABLED": False,
+        "AUTO_UPGRADE": False,
+        "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
+        "RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        "LOGIN_LIMIT_PER_ADDRESS": "4 per minute",
+        **database_config,
+    }
+    first, second = create_app(config), create_app(config)
+    with first.app_context():
+        db.create_all()
+    try:
+        for n in range(4):
+            app = first if n % 2 else second
+            assert login(app.test_client(), "nobody", "wrong").status_code == 401
+        assert login(first.test_client(), "nobody", "wrong").status_code == 429
+        assert login(second.test_client(), "nobody", "wrong").status_code == 429
+    finally:
+        for app in (first, second):
+            with app.app_context():
+                db.session.remove()
+                for engine in db.engines.values():
+                    engine.dispose()
+
+
+def test_a_session_cookie_stops_working_after_logout(client, users):
+    assert login(client, "wes").status_code == 302
+    cookie = client.get_cookie("session").value
+    assert client.get("/review/").status_code == 200
+    client.post("/logout")
+    client.set_cookie("session", cookie)  # a copy of the cookie from before the logout
+    response = client.get("/review/")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
