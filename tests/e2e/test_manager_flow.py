@@ -48,6 +48,8 @@ def set_up_project(page, base) -> None:
     assert page.get_by_label("Role of ID").input_value() == "id"
     assert page.get_by_label("Type of dob").input_value() == "date"
     assert page.get_by_label("Role of info1").input_value() == "sensitive"
+    for column in ("voter_reg_num", "sex", "race"):  # private by default: show them
+        page.get_by_label(f"Role of {column}").select_option("identifying")
     for column in ("info3", "info4"):  # they repeat people's names: leave them out
         page.get_by_label(f"Role of {column}").select_option("ignored")
     page.get_by_label("Repeated ids").select_option("keep_first")

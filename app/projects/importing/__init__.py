@@ -3,6 +3,7 @@
 from app.projects.importing.jobs import needs_job, submit_import
 from app.projects.importing.service import (
     check_upload,
+    default_role,
     default_type,
     import_upload,
     mapping_columns,
@@ -15,6 +16,7 @@ __all__ = [
     "Staged",
     "UploadError",
     "check_upload",
+    "default_role",
     "default_type",
     "discard",
     "import_upload",

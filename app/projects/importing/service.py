@@ -154,6 +154,20 @@ def default_type(column: str) -> str:
     return PAIRFILE_ATTRIBUTES.get(column, AttributeType.STRING).value
 
 
+def default_role(column: str, *, with_id: bool) -> str:
+    """The role a column starts with: private by default, only names and dates identifying.
+
+    A column is *sensitive* (never shown to workers) unless its name says it holds a
+    person's name or a date, or it is the record id of a linked file.
+    """
+    lowered = column.lower()
+    if with_id and lowered == "id":
+        return "id"
+    if "name" in lowered or lowered in ("dob", "date") or default_type(column) == "date":
+        return "identifying"
+    return "sensitive"
+
+
 def import_upload(staged: Staged, plan: dict, owner: User, progress=None) -> Project:
     """Create the project of ``staged`` as ``plan`` says. The caller commits (or rolls back).
 

@@ -14,6 +14,7 @@ from app.projects.importing import (
     Staged,
     UploadError,
     check_upload,
+    default_role,
     default_type,
     discard,
     import_upload,
@@ -47,7 +48,8 @@ def _mapping_page(staged: Staged, shown, columns, problems=(), status=200):
     return render_template(
         "projects/map.html", staged=staged, shown=shown, columns=columns,
         problems=list(problems), roles=ROLES, types=list(AttributeType),
-        default_type=default_type, models=list(EvidenceModel), form=request.form,
+        default_type=default_type, default_role=default_role, models=list(EvidenceModel),
+        form=request.form,
     ), status  # fmt: skip
 
 
