@@ -22,12 +22,13 @@ from sqlalchemy.orm import selectinload
 
 from app.core import disclosure
 from app.core.anonymity import AnonymityIndex
-from app.core.attributes import AttributeType, Level, format_date
+from app.core.attributes import AttributeType, Level
 from app.core.belief_state import MODELS, DisplayedPair, StateAudit, audit_state
 from app.core.evidence import Evidence, Marker
 from app.core.kapr import PairView
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record, User
+from app.models import Assignment, AssignmentPair, CellState, Pair, Project, User
+from app.review.risk import build_index
 
 _RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
 _MAX_CACHED = 4
@@ -59,19 +60,7 @@ def source_index(project: Project, source_id: int) -> AnonymityIndex:
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-    kinds = {a.name: AttributeType(a.kind) for a in project.identifying}
-    query = (
-        select(*(Record.values[name].as_string() for name in kinds))
-        .where(Record.source_id == source_id)
-        .order_by(Record.position)
-    )
-    rows = db.session.connection(bind_arguments={"mapper": Record}).execute(query).all()
-    values = list(zip(*rows, strict=True)) if rows else [()] * len(kinds)
-    columns = {name: list(column) for name, column in zip(kinds, values, strict=True)}
-    for name, kind in kinds.items():
-        if kind is AttributeType.DATE:  # stored MMDDYYYY; the index normalises what it reads
-            columns[name] = [None if v is None else format_date(v) for v in columns[name]]
-    index = AnonymityIndex.build(columns, kinds)
+    index = build_index(project.identifying, source_id)  # the review path's own builder
     with _lock:
         index = cache.setdefault(key, index)  # one object per source: "same source" is identity
         while len(cache) > _MAX_CACHED:
