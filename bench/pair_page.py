@@ -109,7 +109,8 @@ def main() -> None:
     pairs = candidate_pairs(data, 10 * args.pages, args.seed)
     states = _states(data, pairs, attrs, args.reveals, args.seed)
     pages = [states[i : i + 10] for i in range(0, len(states), 10)]
-    best = [min(x) for x in zip(*(run(index, pages, args.records) for _ in range(args.repeat)))]
+    runs = [run(index, pages, args.records) for _ in range(args.repeat)]
+    best = [min(x) for x in zip(*runs, strict=True)]
     print("CPU ms per page (first time shown): " + "  ".join(f"{t * 1e3:.1f}" for t in best))
     if args.against:
         base = _against(args)
