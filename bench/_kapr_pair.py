@@ -31,7 +31,6 @@ def _forget(index) -> None:
     index.pair_counts.clear()
     index.pair_partners.clear()
     index.pair_masks.clear()
-    index.pair_tables._patterns.clear()
 
 
 def _reference(row, partner, markers, side, index, partner_index, candidates, partner_cands):

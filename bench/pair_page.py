@@ -44,7 +44,6 @@ def _forget(index: AnonymityIndex) -> None:
     index.pair_counts.clear()
     index.pair_partners.clear()
     index.pair_masks.clear()
-    getattr(index.pair_tables, "_patterns", {}).clear()  # kept presence patterns
 
 
 def _value(attr: _Attr, raw: str) -> str | None:

@@ -149,10 +149,7 @@ def _count_pair(
         return 0
     rows = _get(candidates)
     rows = index.candidates(row) if rows is None else rows
-    if len(rows) == index.n:  # every record (sorted, unique): the pattern itself, kept
-        rows = tables.pattern(care[side], want[side])
-    else:
-        rows = rows[tables.matches(rows, care[side], want[side])]
+    rows = rows[tables.matches(rows, care[side], want[side])]
     identical, different = frozenset(same), frozenset(unlike)
     explicit = partners.constraints or not partners.complete_ok
     if identical and len(rows) and explicit:

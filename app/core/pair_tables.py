@@ -34,8 +34,6 @@ HEAVY_GROUP = 16
 _DENSE = 4
 #: Tables cover subsets of at most this many heavy attributes (the heaviest ones).
 MAX_HEAVY = 6
-# How many presence patterns' record lists a table keeps before it starts afresh.
-_PATTERNS = 16
 #: A heavy attribute whose values two records share with at least this probability is
 #: expanded exactly in the inclusion-exclusion (categories), not bounded order by order.
 SHARED = 1 / 32
@@ -78,7 +76,6 @@ class PairTables:
         self.counts: dict[frozenset[str], np.ndarray] = {}
         self._representatives: dict[frozenset[str], np.ndarray] = {}
         self._most: dict = {}
-        self._patterns: dict[tuple[int, int], np.ndarray] = {}
         ordered = [a for a in names if a in self.heavy]
         for size in range(1, len(ordered) + 1):
             for combo in combinations(ordered, size):
@@ -175,18 +172,7 @@ class PairTables:
         return column.counts[column.slots[rows]] - 1
 
     def pattern(self, care: int, want: int) -> np.ndarray:
-        """Return the records whose missing bits under ``care`` equal ``want``, sorted
-        (kept: a page asks for the same few patterns again and again)."""
-        found = self._patterns.get((care, want))
-        if found is None:
-            if len(self._patterns) >= _PATTERNS:
-                self._patterns.clear()
-            found = self._pattern(care, want)
-            found.flags.writeable = False  # shared by every caller
-            self._patterns[care, want] = found
-        return found
-
-    def _pattern(self, care: int, want: int) -> np.ndarray:
+        """Return the records whose missing bits under ``care`` equal ``want``, sorted."""
         if not care:
             return np.arange(len(self.missing), dtype=np.int32)
         if not want:

@@ -163,28 +163,3 @@ def test_every_subset_of_heavy_attributes_has_a_table():
     assert len(heavy) == len(ATTRS)
     subsets = {frozenset(c) for r in range(1, len(heavy) + 1) for c in combinations(heavy, r)}
     assert set(index.pair_tables.counts) == subsets
-
-
-@settings(max_examples=100, deadline=None)
-@given(data=st.data(), cols=columns(min_size=2, max_size=24), paths=knobs())
-def test_every_record_as_candidates_is_the_kept_pattern(data, cols, paths):
-    """A row whose candidates are every record takes the kept presence pattern (read-only,
-    shared between calls): the count still equals the reference, on every path."""
-    patches = _patched(paths)
-    try:
-        index = AnonymityIndex.build(cols, KINDS)
-        everyone = np.arange(index.n, dtype=np.int32)
-        for pair in data.draw(display(index, index, max_pairs=3)):
-            for side, other in (("left", "right"), ("right", "left")):
-                row, partner = pair.row(side), pair.row(other)
-                expected = count_pair_reference(row, partner, pair.markers, side, index, index)
-                index.pair_counts.clear()
-                mine = everyone if len(index.candidates(row)) == index.n else None
-                k = count_pair(row, partner, pair.markers, side, index, index, candidates=mine)
-                assert k == expected
-        for (care, want), kept in index.pair_tables._patterns.items():
-            assert not kept.flags.writeable
-            assert np.array_equal(kept, index.pair_tables._pattern(care, want))
-    finally:
-        for p in patches:
-            p.stop()
