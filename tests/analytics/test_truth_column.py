@@ -61,7 +61,9 @@ def test_project_spec_truth_flag():
     with pytest.raises(ProjectSpecError, match="never identifying"):
         parse_attributes([{"name": "name"}, {"name": "label", "truth": True, "sensitive": False}])
     with pytest.raises(ProjectSpecError, match="at most one"):
-        parse_attributes([{"name": "name"}, {"name": "a", "truth": True}, {"name": "b", "truth": True}])
+        parse_attributes(
+            [{"name": "name"}, {"name": "a", "truth": True}, {"name": "b", "truth": True}]
+        )
 
 
 def test_the_recorded_truth_column_wins_over_names(app):
@@ -83,7 +85,9 @@ def test_the_recorded_truth_column_wins_over_names(app):
 
 def test_projects_without_the_flag_keep_the_name_heuristic(app):
     with app.app_context():
-        project = project_with(make_user("max", "manager"), ("true_id", {"sensitive": True}, LABELS))
+        project = project_with(
+            make_user("max", "manager"), ("true_id", {"sensitive": True}, LABELS)
+        )
         assert not any(a.truth for a in project.attributes)
         assert default_truth_column(project) == "true_id"
         truth, _ = resolve_truth(project)

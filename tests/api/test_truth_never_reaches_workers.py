@@ -80,7 +80,9 @@ def test_worker_api_never_carries_vault_values(client, setup):
                 assert reply.status_code in (400, 404)
                 assert_clean(reply.data)
         saved = client.post(
-            f"{base}/decisions", headers=headers, json={"pair_id": pair["id"], "decision": "same", "confidence": "high"}
+            f"{base}/decisions",
+            headers=headers,
+            json={"pair_id": pair["id"], "decision": "same", "confidence": "high"},
         )
         assert saved.status_code == 201
         assert_clean(saved.data)
