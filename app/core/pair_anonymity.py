@@ -47,7 +47,6 @@ import numpy as np
 from app.core.anonymity import AnonymityIndex
 from app.core.attributes import Level
 from app.core.evidence import Markers, Relation, Row
-from app.core.pair_kernels import has_partner
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
 from app.core.pair_tables import SHARED
@@ -66,8 +65,6 @@ _FEW = 1 << 16
 # From this many rows on, order zero is summed once per code when codes repeat enough.
 _BY_CODE = 4096
 _PARTNERS = 32
-# Large calls first walk compiled (app.core.pair_kernels); False: numpy only (the reference).
-COMPILED = True
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -166,27 +163,7 @@ def _count_pair(
         return int(np.count_nonzero(_whole(index, key, partners)[rows]))
     if not len(rows):
         return 0
-    return int(np.count_nonzero(_search(rows, identical, different, partners)))
-
-
-def _search(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
-    """:func:`_has_partner`, first by the compiled walk, which settles most rows; the rows
-    whose walk was too long by the numpy path."""
-    tables = partners.tables
-    if not COMPILED or not identical - tables.heavy:  # heavy only: the tables are faster
-        return _has_partner(rows, identical, different, partners)
-    number = tables.number
-    # walk the lists of the attribute whose values records share least (an id, a date)
-    pivot = min(sorted(identical), key=tables.agreement.get)
-    same = [number[a] for a in sorted(identical)]
-    unlike = [number[f] for f in sorted(different)]
-    lists, member = tables.lists(pivot), partners.member()
-    got = has_partner(rows, tables.values(), lists, number[pivot], member, same, unlike)
-    found = got == 1
-    left = np.flatnonzero(got < 0)
-    if len(left):
-        found[left] = _has_partner(rows[left], identical, different, partners)
-    return found
+    return int(np.count_nonzero(_has_partner(rows, identical, different, partners)))
 
 
 def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
@@ -213,7 +190,7 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
         care, want, identical, different, _ = key
         everyone = index.pair_tables.pattern(care, want)
         found = np.zeros(index.n, dtype=bool)
-        found[everyone[_search(everyone, identical, different, partners)]] = True
+        found[everyone[_has_partner(everyone, identical, different, partners)]] = True
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
         index.pair_masks[key] = found

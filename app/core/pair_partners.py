@@ -49,7 +49,6 @@ class Partners:
         self._complete: np.ndarray | None = None
         self._records: np.ndarray | None = None
         self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
-        self._member: np.ndarray | None = None
 
     def complete_records(self) -> np.ndarray:
         """The complete partner records (materialised: only when the partner discloses)."""
@@ -73,17 +72,6 @@ class Partners:
         if self._records is None:
             self._records = np.sort(np.concatenate((self.complete_records(), self.extra)))
         return self._records
-
-    def member(self) -> np.ndarray:
-        """A mask of the partner records over the whole source (made once)."""
-        if self._member is None:
-            if self.complete_ok and not self.constraints:
-                care = self.tables.missing.dtype.type(self.care)
-                self._member = (self.tables.missing & care) == 0
-            else:
-                self._member = np.zeros(len(self.tables.missing), dtype=bool)
-                self._member[self.records()] = True
-        return self._member
 
     def contains(self, positions: np.ndarray) -> np.ndarray:
         """Return a mask of the ``positions`` that are partner records."""

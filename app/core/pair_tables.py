@@ -70,10 +70,6 @@ class PairTables:
         ranked = sorted((a for a in names if sharing[a] > HEAVY_GROUP), key=lambda a: -sharing[a])
         self.heavy = frozenset(ranked[:MAX_HEAVY])
         self.slots = {a: c.slots for a, c in columns.items()}
-        #: Attribute numbers (columns of :meth:`values`).
-        self.number = {a: i for i, a in enumerate(names)}
-        self._columns = columns
-        self._values: np.ndarray | None = None
         # A subset's codes are stored, or derived from a subset's as ``code * radix + slot``.
         self.codes: dict[frozenset[str], np.ndarray] = {}
         self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
@@ -132,17 +128,6 @@ class PairTables:
         if memo is not None:
             memo[attrs] = code
         return code
-
-    def values(self) -> np.ndarray:
-        """The slots of every record, one row per record (made on first use)."""
-        if self._values is None:
-            self._values = np.stack([c.slots for c in self._columns.values()], axis=1)
-        return self._values
-
-    def lists(self, attr: str) -> tuple:
-        """The posting lists of ``attr``: offsets, counts and order."""
-        column = self._columns[attr]
-        return column.offsets, column.counts, column.order
 
     @property
     def nbytes(self) -> int:
