@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
+from psycopg.rows import namedtuple_row
 from sqlalchemy import (
     and_,
     bindparam,
@@ -35,7 +36,7 @@ from sqlalchemy.orm.util import identity_key
 
 from app.core.attributes import Level
 from app.core.kapr import reveal_cost
-from app.database import begin_write
+from app.database import begin_write, pg_rows
 from app.extensions import db
 from app.models import (
     Assignment,
@@ -250,10 +251,11 @@ def _reveal_autocommit(connection, *args) -> _Plan:
 
 def _read(connection, params: dict) -> list:
     """The rows of :data:`_READ`. On PostgreSQL the statement is compiled once and run on the
-    driver, which decodes JSON and timestamps itself (no per-call cache key)."""
+    driver's cursor, which decodes JSON and timestamps itself (no per-call cache key or
+    result metadata)."""
     if connection.dialect.name == "postgresql":
         sql, defaults = _compiled_read(connection.dialect)
-        return connection.exec_driver_sql(sql, {**defaults, **params}).all()
+        return pg_rows(connection, sql, {**defaults, **params}, namedtuple_row)
     return connection.execute(_READ, params).all()
 
 
