@@ -3,15 +3,19 @@
 PostgreSQL gets ``COPY … FROM STDIN`` (psycopg 3's ``cursor.copy``); any other database one
 DBAPI ``executemany`` per batch. Both go through the connection the session already holds
 for each bind, so the rows commit or roll back with everything else the caller wrote. The
-JSON columns are serialised here with :func:`json.dumps`, as SQLAlchemy's ``JSON`` type
-would, and read back through it unchanged.
+JSON columns are serialised here exactly as :func:`json.dumps` (SQLAlchemy's ``JSON`` type)
+would, and read back through it unchanged; a batch of flat string dicts with the same keys
+is encoded column by column (one C call per value instead of one ``dumps`` per row).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 
 from sqlalchemy import inspect
 from sqlalchemy.exc import DBAPIError
@@ -19,7 +23,11 @@ from sqlalchemy.exc import DBAPIError
 from app.extensions import db
 from app.models import Record, VaultRecord
 
-__all__ = ["insert_records", "new_pseudonyms"]
+__all__ = ["insert_records", "json_rows", "large_cache", "new_pseudonyms"]
+
+#: SQLite page cache while a bulk import writes (KiB, per database): random pseudonyms
+#: land all over their unique index, which outgrows the default 2 MB cache at ~50k rows.
+_IMPORT_CACHE_KIB = 131072
 
 _RECORD_COLUMNS = ("project_id", "source_id", "external_id", "pseudonym", "position", "values")
 _VAULT_COLUMNS = ("pseudonym", "project_id", "values")
@@ -29,6 +37,28 @@ def new_pseudonyms(count: int) -> list[str]:
     """``count`` random 128-bit pseudonyms (as :func:`app.models.record.new_pseudonym`)."""
     raw = os.urandom(16 * count).hex()
     return [raw[i : i + 32] for i in range(0, 32 * count, 32)]
+
+
+@contextmanager
+def large_cache() -> Iterator[None]:
+    """On SQLite, a larger page cache for the records and vault databases while inside.
+
+    Only the connections' cache changes (restored on leaving); the transaction, journal and
+    synchronous settings stay as they are, so the import still commits or rolls back whole.
+    """
+    changed = []
+    for model in (Record, VaultRecord):
+        connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
+        if connection.dialect.name != "sqlite" or any(c is connection for c, _ in changed):
+            continue
+        before = connection.exec_driver_sql("PRAGMA cache_size").scalar()
+        connection.exec_driver_sql(f"PRAGMA cache_size=-{_IMPORT_CACHE_KIB}")
+        changed.append((connection, before))
+    try:
+        yield
+    finally:
+        for connection, before in changed:
+            connection.exec_driver_sql(f"PRAGMA cache_size={int(before)}")
 
 
 def insert_records(
@@ -42,14 +72,13 @@ def insert_records(
 ) -> None:
     """Insert one batch of records (positions from ``offset``) and, if given, vault rows."""
     pseudonyms = new_pseudonyms(len(external_ids))
-    dumps = json.dumps
     _write(
         Record,
         _RECORD_COLUMNS,
         [
-            (project_id, source_id, rid, p, offset + i, dumps(values))
+            (project_id, source_id, rid, p, offset + i, values)
             for i, (rid, p, values) in enumerate(
-                zip(external_ids, pseudonyms, identifying, strict=True)
+                zip(external_ids, pseudonyms, json_rows(identifying), strict=True)
             )
         ],
     )
@@ -58,10 +87,34 @@ def insert_records(
             VaultRecord,
             _VAULT_COLUMNS,
             [
-                (p, project_id, dumps(values))
-                for p, values in zip(pseudonyms, sensitive, strict=True)
+                (p, project_id, values)
+                for p, values in zip(pseudonyms, json_rows(sensitive), strict=True)
             ],
         )
+
+
+def json_rows(dicts: Sequence[dict]) -> list[str]:
+    """``[json.dumps(d) for d in dicts]``, column by column when every dict is flat strings
+    (or ``None``) under the first one's keys, in its order."""
+    if not dicts:
+        return []
+    keys = list(dicts[0])
+    if not keys:
+        return [json.dumps(d) for d in dicts]
+    try:
+        if any(list(d) != keys for d in dicts):
+            raise TypeError("keys differ")
+        out = [""] * len(dicts)
+        for i, key in enumerate(keys):
+            head = ("{" if i == 0 else ", ") + encode_basestring_ascii(key) + ": "
+            column = map(itemgetter(key), dicts)
+            out = [
+                f"{o}{head}{'null' if v is None else encode_basestring_ascii(v)}"
+                for o, v in zip(out, column, strict=True)
+            ]
+        return [o + "}" for o in out]
+    except TypeError:  # a key or value that is not a string: the general encoder
+        return [json.dumps(d) for d in dicts]
 
 
 def _write(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
