@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
@@ -28,6 +30,8 @@ __all__ = ["insert_records", "json_rows", "large_cache", "new_pseudonyms"]
 #: SQLite page cache while a bulk import writes (KiB, per database): random pseudonyms
 #: land all over their unique index, which outgrows the default 2 MB cache at ~50k rows.
 _IMPORT_CACHE_KIB = 131072
+#: The SQLite connections whose cache :func:`large_cache` enlarged, and their old size.
+_CACHED: ContextVar[list | None] = ContextVar("_CACHED", default=None)
 
 _RECORD_COLUMNS = ("project_id", "source_id", "external_id", "pseudonym", "position", "values")
 _VAULT_COLUMNS = ("pseudonym", "project_id", "values")
@@ -41,24 +45,32 @@ def new_pseudonyms(count: int) -> list[str]:
 
 @contextmanager
 def large_cache() -> Iterator[None]:
-    """On SQLite, a larger page cache for the records and vault databases while inside.
+    """On SQLite, a larger page cache for every connection the records and vault rows are
+    written through while inside (a job commits, and may change connection, per chunk).
 
-    Only the connections' cache changes (restored on leaving); the transaction, journal and
-    synchronous settings stay as they are, so the import still commits or rolls back whole.
+    Each connection's cache is restored on leaving; the transaction, journal and synchronous
+    settings stay as they are, so the import still commits or rolls back whole.
     """
-    changed = []
-    for model in (Record, VaultRecord):
-        connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
-        if connection.dialect.name != "sqlite" or any(c is connection for c, _ in changed):
-            continue
-        before = connection.exec_driver_sql("PRAGMA cache_size").scalar()
-        connection.exec_driver_sql(f"PRAGMA cache_size=-{_IMPORT_CACHE_KIB}")
-        changed.append((connection, before))
+    token = _CACHED.set([])
     try:
         yield
     finally:
-        for connection, before in changed:
-            connection.exec_driver_sql(f"PRAGMA cache_size={int(before)}")
+        for raw, before in _CACHED.get():
+            with suppress(sqlite3.Error):  # closed by the pool since: nothing to restore
+                raw.execute(f"PRAGMA cache_size={int(before)}")
+        _CACHED.reset(token)
+
+
+def _enlarge_cache(connection) -> None:
+    touched = _CACHED.get()
+    if touched is None:
+        return
+    raw = connection.connection.driver_connection
+    if any(r is raw for r, _ in touched):
+        return
+    before = raw.execute("PRAGMA cache_size").fetchone()[0]
+    raw.execute(f"PRAGMA cache_size=-{_IMPORT_CACHE_KIB}")
+    touched.append((raw, before))
 
 
 def insert_records(
@@ -138,5 +150,6 @@ def _write(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
                 hide_parameters=True, dialect=connection.dialect,
             ) from None  # fmt: skip
         return
+    _enlarge_cache(connection)
     marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
     connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
