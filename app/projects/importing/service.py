@@ -37,8 +37,8 @@ from app.projects.lifecycle.service import (
 )
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Preview, preview
 from app.projects.reading.pairfile import (
+    NOT_ATTRIBUTES,
     PAIRFILE_ATTRIBUTES,
-    STRUCTURE,
     read_name_frequencies,
     read_pairfile,
 )
@@ -88,7 +88,7 @@ def previews(staged: Staged, rows: int = 5) -> dict[str, Preview]:
 def mapping_columns(staged: Staged, shown: dict[str, Preview]) -> list[str]:
     """The columns to map: file A's header (attribute columns only for a pair file)."""
     first = shown["pairs" if staged.kind == Kind.PAIRFILE else "A"]
-    return [h for h in first.header if staged.kind != Kind.PAIRFILE or h not in STRUCTURE]
+    return [h for h in first.header if staged.kind != Kind.PAIRFILE or h not in NOT_ATTRIBUTES]
 
 
 def _labelled(label, function, *args, **kwargs):
@@ -126,10 +126,13 @@ def check_upload(staged: Staged, plan: dict) -> Checked:
     if staged.kind == Kind.PAIRFILE:
         parsed = _read_pairfile(staged, plan)
         checked.records = {"A": len(parsed.records_a), "B": len(parsed.records_b)}
-        checked.pairs, checked.blocks = len(parsed.pairs), len({p.block_id for p in parsed.pairs})
+        checked.pairs = len(parsed.pairs)
+        checked.blocks = len({p.block_id for p in parsed.pairs if p.block_id})
         if staged.has("freq"):
             freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
             checked.frequencies = len(freq.first) + len(freq.last)
+        elif parsed.frequencies is not None:  # MINDFIRL's internal format: cntfn / cntln
+            checked.frequencies = len(parsed.frequencies.first) + len(parsed.frequencies.last)
         return checked
     mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
     for label in staged.labels():
@@ -291,8 +294,11 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
     ]
     for start in range(0, len(rows), CHUNK):
         db.session.execute(insert(Pair), rows[start : start + CHUNK])
+    # An uploaded frequency file wins over the counts an internal pair file carries.
+    freq = parsed.frequencies
     if staged.has("freq"):
         freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
+    if freq is not None:
         rows = [
             {"project_id": project.id, "kind": kind, "name": name[:200], "count": count}
             for kind, table in (("F", freq.first), ("L", freq.last))
