@@ -81,6 +81,7 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                         "name": _text(config["MAX_ATTRIBUTE_NAME_CHARS"]),
                         "type": {"enum": ["id", "string", "date", "category"]},
                         "sensitive": {"type": "boolean"},
+                        "truth": {"type": "boolean"},
                     },
                 },
             },
