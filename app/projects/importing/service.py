@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from flask import current_app
 from sqlalchemy import insert, select
 
-from app.core.attributes import AttributeType
+from app.core.attributes import CLUSTER_COLUMNS, AttributeType
 from app.extensions import db
 from app.models import (
     NameFrequency,
@@ -111,7 +111,7 @@ def _attributes(plan: dict, header: list[str]) -> list[AttributeSpec]:
         if column in plan["identifying"]:
             raw.append({"name": column, "type": plan["identifying"][column]})
         elif column in plan["sensitive"]:
-            raw.append({"name": column, "sensitive": True})
+            raw.append({"name": column, "sensitive": True, "truth": column == plan.get("truth")})
     return parse_attributes(raw)
 
 
@@ -161,11 +161,14 @@ def default_role(column: str, *, with_id: bool) -> str:
     """The role a column starts with: private by default, only names and dates identifying.
 
     A column is *sensitive* (never shown to workers) unless its name says it holds a
-    person's name or a date, or it is the record id of a linked file.
+    person's name or a date, or it is the record id of a linked file; one named like a
+    cluster id (``cluster_id``, ``true_id``, ...) is the ground *truth* (sensitive as well).
     """
     lowered = column.lower()
     if with_id and lowered == "id":
         return "id"
+    if lowered in CLUSTER_COLUMNS:
+        return "truth"
     if "name" in lowered or lowered in ("dob", "date") or default_type(column) == "date":
         return "identifying"
     return "sensitive"
@@ -194,7 +197,9 @@ def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = N
         import_token=staged.token, import_job_id=job_id,
     )  # fmt: skip
     project.attributes = [
-        ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
+        ProjectAttribute(
+            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
+        )
         for i, a in enumerate(attributes)
     ]
     db.session.add(project)
