@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
-from sqlalchemy import inspect
+from sqlalchemy import event, inspect
 from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
@@ -30,8 +30,9 @@ __all__ = ["insert_records", "json_rows", "large_cache", "new_pseudonyms"]
 #: SQLite page cache while a bulk import writes (KiB, per database): random pseudonyms
 #: land all over their unique index, which outgrows the default 2 MB cache at ~50k rows.
 _IMPORT_CACHE_KIB = 131072
-#: The SQLite connections whose cache :func:`large_cache` enlarged, and their old size.
-_CACHED: ContextVar[list | None] = ContextVar("_CACHED", default=None)
+#: Inside :func:`large_cache`; a connection it enlarged keeps its old size under this key.
+_ENLARGING: ContextVar[bool] = ContextVar("_ENLARGING", default=False)
+_CACHE_KEY = "import_cache_size_before"
 
 _RECORD_COLUMNS = ("project_id", "source_id", "external_id", "pseudonym", "position", "values")
 _VAULT_COLUMNS = ("pseudonym", "project_id", "values")
@@ -48,29 +49,39 @@ def large_cache() -> Iterator[None]:
     """On SQLite, a larger page cache for every connection the records and vault rows are
     written through while inside (a job commits, and may change connection, per chunk).
 
-    Each connection's cache is restored on leaving; the transaction, journal and synchronous
-    settings stay as they are, so the import still commits or rolls back whole.
+    A connection gets its old cache back when it returns to the pool (on the thread that
+    held it, so never while another thread uses it); the transaction, journal and
+    synchronous settings stay as they are, so the import still commits or rolls back whole.
     """
-    token = _CACHED.set([])
+    token = _ENLARGING.set(True)
     try:
         yield
     finally:
-        for raw, before in _CACHED.get():
-            with suppress(sqlite3.Error):  # closed by the pool since: nothing to restore
-                raw.execute(f"PRAGMA cache_size={int(before)}")
-        _CACHED.reset(token)
+        _ENLARGING.reset(token)
 
 
 def _enlarge_cache(connection) -> None:
-    touched = _CACHED.get()
-    if touched is None:
+    if not _ENLARGING.get():
         return
-    raw = connection.connection.driver_connection
-    if any(r is raw for r, _ in touched):
+    pooled = connection.connection  # the pool's proxy: its ``info`` lives with the connection
+    raw = pooled.driver_connection
+    if not isinstance(raw, sqlite3.Connection) or _CACHE_KEY in pooled.info:
         return
-    before = raw.execute("PRAGMA cache_size").fetchone()[0]
+    pooled.info[_CACHE_KEY] = raw.execute("PRAGMA cache_size").fetchone()[0]
     raw.execute(f"PRAGMA cache_size=-{_IMPORT_CACHE_KIB}")
-    touched.append((raw, before))
+    _watch_checkins(connection.engine)
+
+
+def _watch_checkins(engine) -> None:
+    if not event.contains(engine.pool, "checkin", _restore_cache):
+        event.listen(engine.pool, "checkin", _restore_cache)
+
+
+def _restore_cache(dbapi_connection, record) -> None:
+    before = record.info.pop(_CACHE_KEY, None) if record is not None else None
+    if before is not None and dbapi_connection is not None:
+        with suppress(sqlite3.Error):  # a connection being thrown away: nothing to restore
+            dbapi_connection.execute(f"PRAGMA cache_size={int(before)}")
 
 
 def insert_records(
