@@ -12,15 +12,17 @@ def _labels(audit: dict) -> list[str]:
     return [f"pair {r['pair']} · {SIDE[r['row']]}" for r in audit["rows"]]
 
 
+def _per_row(audit: dict, title: str, series: str, values: list, y_title: str) -> dict:
+    return charts.bar(
+        title, _labels(audit), [charts.Series(series, values)], x_title="Displayed row",
+        y_title=y_title,
+    )  # fmt: skip
+
+
 def true_probability_per_row(audit: dict) -> dict:
     values = [r["true_probability"]["float"] for r in audit["rows"]]
-    return charts.bar(
-        "Probability of the true record per row",
-        _labels(audit),
-        [charts.Series("P(true record)", values)],
-        x_title="Displayed row",
-        y_title="Pignistic probability",
-    )
+    return _per_row(audit, "Probability of the true record per row", "P(true record)", values,
+                    "Pignistic probability")  # fmt: skip
 
 
 def true_probability_distribution(audit: dict) -> dict:
@@ -38,13 +40,7 @@ def true_probability_distribution(audit: dict) -> dict:
 
 def nonspecificity_per_row(audit: dict) -> dict:
     values = [r["nonspecificity"]["bits"] for r in audit["rows"]]
-    return charts.bar(
-        "Non-specificity N per row",
-        _labels(audit),
-        [charts.Series("N (bits) = log2 k", values)],
-        x_title="Displayed row",
-        y_title="Bits",
-    )
+    return _per_row(audit, "Non-specificity N per row", "N (bits) = log2 k", values, "Bits")
 
 
 def kapr_against_probability(trails: dict[str, list[TrailStep]]) -> dict:

@@ -7,32 +7,28 @@ row's candidate set is the intersection of theirs under the ``row`` model: the a
 combination of Definition 27. Recognising one record across different pairs is not modelled:
 the display never says that two rows are the same record.
 
+The pairs and their levels come from :func:`app.analytics.collusion.pooled_state` (one loader
+for the pooled state) and the anonymity-set indexes from :func:`app.review.risk.source_index`
+(one per-process cache per source, shared with the review path).
+
 Only aggregates leave this module: record positions and values stay inside the core audit.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
-from flask import current_app
 from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 
+from app.analytics.collusion import pooled_state
 from app.core import disclosure
-from app.core.anonymity import AnonymityIndex
 from app.core.attributes import AttributeType, Level
 from app.core.belief_state import MODELS, DisplayedPair, StateAudit, audit_state
 from app.core.evidence import Evidence, Marker
 from app.core.kapr import PairView
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, CellState, Pair, Project, User
-from app.review.risk import build_index
-
-_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
-_MAX_CACHED = 4
-_lock = threading.Lock()
+from app.models import Assignment, Pair, Project, User
+from app.review.risk import source_index
 
 
 class AuditError(LookupError):
@@ -50,22 +46,6 @@ class Scope:
     @property
     def name(self) -> str:
         return "pooled" if self.assignment is None else f"assignment {self.assignment.id}"
-
-
-def source_index(project: Project, source_id: int) -> AnonymityIndex:
-    """The anonymity-set index of one source, built from its records and kept per process."""
-    key = (project.id, source_id, project.records_version)
-    cache = current_app.extensions.setdefault("belief_audit_indexes", OrderedDict())
-    with _lock:
-        if key in cache:
-            cache.move_to_end(key)
-            return cache[key]
-    index = build_index(project.identifying, source_id)  # the review path's own builder
-    with _lock:
-        index = cache.setdefault(key, index)  # one object per source: "same source" is identity
-        while len(cache) > _MAX_CACHED:
-            cache.popitem(last=False)
-    return index
 
 
 def _evidence(kind: AttributeType, a, b, row: int, level: Level) -> Evidence:
@@ -98,42 +78,6 @@ def displayed_pair(project: Project, pair: Pair, levels: dict) -> DisplayedPair:
     right = left if b.source_id == a.source_id else source_index(project, b.source_id)
     return DisplayedPair(PairView(rows[0], rows[1], markers), (a.position, b.position),
                          (left, right), pair.id)  # fmt: skip
-
-
-def stored_levels(project: Project, assignment_ids: list[int]) -> dict[int, dict]:
-    """``{pair id: {(row, attribute name): Level}}``, the most shown over the assignments."""
-    names = {a.id: a.name for a in project.identifying}
-    levels: dict[int, dict] = {}
-    if not assignment_ids:
-        return levels
-    cells = db.session.scalars(select(CellState).where(CellState.assignment_id.in_(assignment_ids)))
-    for cell in cells:
-        if cell.attribute_id not in names:
-            continue
-        key, level = (cell.row, names[cell.attribute_id]), Level(cell.level)
-        pair_levels = levels.setdefault(cell.pair_id, {})
-        if _RANK[level] > _RANK[pair_levels.get(key, Level.MASKED)]:
-            pair_levels[key] = level
-    return levels
-
-
-def assignment_pairs(assignment_ids: list[int]) -> list[Pair]:
-    """The pairs of the assignments, each once, in assignment then position order."""
-    if not assignment_ids:
-        return []
-    rows = db.session.execute(
-        select(AssignmentPair.pair_id)
-        .where(AssignmentPair.assignment_id.in_(assignment_ids))
-        .order_by(AssignmentPair.assignment_id, AssignmentPair.position)
-    ).all()
-    order = list(dict.fromkeys(pair_id for (pair_id,) in rows))
-    found = db.session.scalars(
-        select(Pair)
-        .where(Pair.id.in_(order))
-        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
-    ).all()
-    by_id = {p.id: p for p in found}
-    return [by_id[i] for i in order]
 
 
 def resolve(project_id: int, model: str | None = None, assignment_id: int | None = None) -> Scope:
@@ -171,9 +115,11 @@ def audit_scope(scope: Scope, models=MODELS) -> StateAudit:
         ids = [scope.assignment.id]
     else:
         ids = [a.id for a, _ in project_assignments(project)]
-    pairs = assignment_pairs(ids)
-    levels = stored_levels(project, ids)
-    shown = [displayed_pair(project, p, levels.get(p.id, {})) for p in pairs]
+    pooled = pooled_state(project, ids)
+    shown = [
+        displayed_pair(project, pair, state.levels)
+        for pair, state in zip(pooled.pairs, pooled.states, strict=True)
+    ]
     return audit_state(
         shown,
         model=scope.model,

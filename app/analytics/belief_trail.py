@@ -14,12 +14,8 @@ from fractions import Fraction
 
 from sqlalchemy import select
 
-from app.analytics.belief_state import (
-    Scope,
-    assignment_pairs,
-    displayed_pair,
-    stored_levels,
-)
+from app.analytics.belief_state import Scope, displayed_pair
+from app.analytics.collusion import pooled_state
 from app.core.attributes import Level
 from app.core.belief_state import audit_pair, summarise
 from app.extensions import db
@@ -54,14 +50,15 @@ def audit_trail(scope: Scope) -> list[TrailStep]:
         .where(RevealEvent.assignment_id == assignment.id)
         .order_by(RevealEvent.id)
     ).all()
-    levels = stored_levels(project, [assignment.id])
+    stored = pooled_state(project, [assignment.id])
+    levels = {state.pair_id: dict(state.levels) for state in stored.states if state.levels}
     seen: set = set()
     for event in events:  # undo every reveal: the first event's level_from is the start
         key = (event.pair_id, event.row, names.get(event.attribute_id))
         if key[2] is not None and key not in seen:
             seen.add(key)
             levels.setdefault(event.pair_id, {})[key[1], key[2]] = Level(event.level_from)
-    pairs = {p.id: p for p in assignment_pairs([assignment.id])}
+    pairs = {p.id: p for p in stored.pairs}
     cache: dict = {}
 
     def audit(pair_id: int):

@@ -1,9 +1,10 @@
 """What a project's workers saw together, as if they colluded, and its KAPR.
 
-:func:`pooled_state` is the one loader of the pooled ("colluding workers") disclosure state:
-every pair shown to at least one of the project's assignments, each cell at the most any
-assignment showed of it. Levels are nested (a partial display discloses a subset of the full
-one), so the highest level is the union of what the workers disclosed.
+:func:`pooled_state` is the one loader of the pooled ("colluding workers") disclosure state, used by
+the reports and the belief audit alike: every pair shown to at least one of the project's
+assignments, each cell at the most any assignment showed of it. Levels are nested (a partial display
+discloses a subset of the full one), so the highest level is the union of what the workers
+disclosed.
 
 :func:`collusion_kapr` scores that pooled display with the same core functions the reveal path
 charges with (:func:`app.core.kapr.assess_pair`, the anonymity-set index of

@@ -16,14 +16,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from app.core.trajectory.calibration import calibration_part, finish_calibration, plan_calibration
 from app.core.trajectory.distances import Calibration
 from app.core.trajectory.linkage import LinkageResult, record_linkage, windowed_record_linkage
 from app.core.trajectory.search import (
     COMPILED,
-    calibration_part,
-    finish_calibration,
     finish_search,
-    plan_calibration,
     plan_search,
     query_chunks,
     search_chunk,

@@ -5,7 +5,9 @@ Both paths end in one shape, ``{pair id: True (same entity) | False}``, which
 
 - :func:`truth_from_vault`: a non-identifying column kept in the vault (the generator's
   ``cluster_id``), read as ``{record id: cluster}``; a pair is a match when both records have a
-  cluster and it is the same. Nothing is stored or changed: the column is named per request.
+  cluster and it is the same. By default the column the manager marked as ground truth on
+  import (``ProjectAttribute.truth``), else one named like :data:`CLUSTER_COLUMNS`; a request
+  may name another. Nothing is stored or changed.
 - :func:`truth_from_file`: an uploaded CSV with a header, either per record
   (``record_id`` or ``id``, a ``cluster_id``/``cluster``/``true_id`` column and, for two
   sources, an optional ``source`` column ``A``/``B``) or per pair (``pair_id`` and ``match``,
@@ -20,6 +22,7 @@ from collections.abc import Mapping
 
 from sqlalchemy import select
 
+from app.core.attributes import CLUSTER_COLUMNS
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, VaultRecord
 from app.projects.reading.csvio import CsvImportError, header_row, open_rows
@@ -34,7 +37,6 @@ __all__ = [
     "truth_from_vault",
 ]
 
-CLUSTER_COLUMNS = ("cluster_id", "cluster", "true_id", "entity_id", "truth")
 ID_COLUMNS = ("record_id", "id")
 MAX_TRUTH_BYTES = 64 << 20
 
@@ -53,14 +55,18 @@ def resolve_truth(
     column = column or default_truth_column(project)
     if not column:
         raise TruthError(
-            "this project has no ground-truth column (such as cluster_id) among its "
-            "non-identifying columns: upload a truth file"
+            "this project has no ground-truth column (none was marked on import, and no "
+            "non-identifying column is named like cluster_id): upload a truth file"
         )
     return truth_from_vault(project, column), f"the column {column!r}"
 
 
 def default_truth_column(project: Project) -> str | None:
-    """The project's non-identifying column that looks like a cluster id, if any."""
+    """The project's ground-truth column: the one the manager marked on import, else (for
+    projects made before that flag) the non-identifying column that looks like a cluster id."""
+    marked = next((a.name for a in project.sensitive if a.truth), None)
+    if marked:
+        return marked
     names = {a.name.lower(): a.name for a in project.sensitive}
     return next((names[c] for c in CLUSTER_COLUMNS if c in names), None)
 

@@ -81,6 +81,7 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                         "name": _text(config["MAX_ATTRIBUTE_NAME_CHARS"]),
                         "type": {"enum": ["id", "string", "date", "category"]},
                         "sensitive": {"type": "boolean"},
+                        "truth": {"type": "boolean"},
                     },
                 },
             },
@@ -155,6 +156,7 @@ DECISION_BODY = {
     "required": ["pair_id", "decision"],
     "properties": {"pair_id": ID, "decision": DECISION, "confidence": CONFIDENCE},
 }
+CLEAR_BODY = {"type": "object", "required": ["pair_id"], "properties": {"pair_id": ID}}
 SUBMIT_BODY = {
     "type": "object",
     "properties": {"pair_ids": {"type": "array", "maxItems": 10_000, "items": ID}},
@@ -243,6 +245,11 @@ DECISION_SAVED = {
     "type": "object",
     "required": ["id", "pair_id", "decision", "decided", "total"],
     "properties": {"id": ID, "pair_id": ID, "decision": DECISION, **SUMMARY},
+}
+DECISION_CLEARED = {
+    "type": "object",
+    "required": ["id", "pair_id", "cleared", "decided", "total"],
+    "properties": {"id": ID, "pair_id": ID, "cleared": {"const": True}, **SUMMARY},
 }
 PAGE_SUBMITTED = {
     "type": "object",

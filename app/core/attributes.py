@@ -28,6 +28,7 @@ __all__ = [
     "normalize",
     "format_date",
     "MISSING_TOKENS",
+    "CLUSTER_COLUMNS",
 ]
 
 
@@ -53,6 +54,10 @@ class Level(enum.StrEnum):
 
 
 _LEVEL_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
+
+#: Column names (lower-case) that hold a ground-truth cluster id: the mapping page offers
+#: them as the project's ground truth, and older projects without one fall back on them.
+CLUSTER_COLUMNS = ("cluster_id", "cluster", "true_id", "entity_id", "truth")
 
 #: Raw values read as "missing" (case-insensitive, after stripping).
 MISSING_TOKENS = frozenset({"", "na", "n/a", "null", "none", "nan", "?"})

@@ -19,7 +19,8 @@ so ``k_i = |C_i|`` is KAPR's anonymity-set size. Against it:
 
 ``k`` under the ``pair`` model is :func:`app.core.pair_anonymity.count_pair` (the number KAPR
 charges with); membership of ``t`` and ``T`` is decided here from the one value tuple they
-share, so no candidate set is ever materialised for the pair model.
+share (:mod:`app.core.belief_membership`), so no candidate set is ever materialised for the
+pair model.
 """
 
 from __future__ import annotations
@@ -29,11 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from app.core.anonymity import AnonymityIndex
-from app.core.attributes import AttributeType
-from app.core.evidence import Evidence, Markers, Relation, Row
+from app.core.belief_membership import membership, true_set_size
 from app.core.pair_anonymity import count_pair
 from app.core.pair_costs import SIDES, PairView, disclosed
 
@@ -45,7 +43,6 @@ __all__ = [
     "StateSummary",
     "audit_pair",
     "audit_state",
-    "pair_member_values",
     "summarise",
 ]
 
@@ -131,98 +128,6 @@ class StateAudit:
     summary: StateSummary
 
 
-def _true_row(index: AnonymityIndex, position: int) -> dict[str, Evidence]:
-    """Full evidence of every attribute of the record at ``position``."""
-    return {
-        a: Evidence.full(index.value(a, position), category=c.kind is AttributeType.CATEGORY)
-        for a, c in index.columns.items()
-    }
-
-
-def _true_set_size(index: AnonymityIndex, position: int, cache: dict) -> int:
-    key = (id(index), position)
-    if key not in cache:
-        cache[key] = (index, index.count(_true_row(index, position)))
-    return cache[key][1]
-
-
-def _row_consistent(index: AnonymityIndex, row: Row, position: int) -> bool:
-    positions = np.array([position], dtype=np.int32)
-    for constraint in index.constraints(row).values():
-        positions = index.refine(positions, constraint)
-        if not len(positions):
-            return False
-    return True
-
-
-def _partner_slot(index: AnonymityIndex, partner: AnonymityIndex, attr: str, pos: int) -> int:
-    """The slot in ``partner`` of the value record ``pos`` of ``index`` has (-1: none)."""
-    slot = int(index.columns[attr].slots[pos])
-    if index is partner or slot == 0:
-        return slot
-    uniques = partner.columns[attr].uniques
-    value = index.columns[attr].uniques[slot]
-    at = int(np.searchsorted(uniques, value))
-    return at if at < len(uniques) and uniques[at] == value else -1
-
-
-def pair_member_values(
-    position: int,
-    row: Row,
-    partner: Row,
-    markers: Markers,
-    side: str,
-    index: AnonymityIndex,
-    partner_index: AnonymityIndex,
-) -> np.ndarray:
-    """The partners ``r'`` that make a record with ``position``'s values a ``pair`` candidate.
-
-    Returns the positions (in ``partner_index``) consistent with the partner's evidence whose
-    values meet every marker against the values of the record at ``position``; empty when
-    that record is not consistent with ``row`` itself. Records with equal values share the
-    answer, except that a record is never its own partner (the caller removes it).
-    """
-    if not _row_consistent(index, row, position):
-        return np.empty(0, dtype=np.int32)
-    other = "right" if side == "left" else "left"
-    b = partner_index.candidates(partner)
-    for attr, marker in markers.items():
-        mine = int(index.columns[attr].slots[position])
-        if (mine == 0) != marker.missing(side):
-            return np.empty(0, dtype=np.int32)
-        theirs = partner_index.columns[attr].slots[b]
-        b = b[(theirs == 0) == marker.missing(other)]
-        if marker.relation is Relation.MISSING:
-            continue
-        slot = _partner_slot(index, partner_index, attr, position)
-        same = partner_index.columns[attr].slots[b] == slot
-        b = b[same] if marker.relation is Relation.IDENTICAL else b[~same]
-    return b
-
-
-def _membership(
-    pair: DisplayedPair, side_number: int, model: str, true_size: int
-) -> tuple[bool, int]:
-    """(true record ∈ C, |T ∩ C|) for one row under ``model``."""
-    side, other = SIDES[side_number], SIDES[1 - side_number]
-    index, partner_index = pair.indexes[side_number], pair.indexes[1 - side_number]
-    t = pair.truth[side_number]
-    row, partner = pair.view.row(side), pair.view.row(other)
-    if model == "row":
-        inside = _row_consistent(index, row, t)
-        return inside, true_size if inside else 0
-    found = pair_member_values(t, row, partner, pair.view.markers, side, index, partner_index)
-    if index is not partner_index or len(found) >= 2:
-        inside = len(found) > 0
-        return inside, true_size if inside else 0
-    if not len(found):
-        return False, 0
-    # One partner r0 in the same source: every member of T except r0 itself is covered.
-    lone = int(found[0])
-    in_true_set = _row_consistent(index, _true_row(index, t), lone)
-    return lone != t, true_size - (1 if in_true_set else 0)
-
-
 def _k(pair: DisplayedPair, side_number: int, model: str) -> int:
     side, other = SIDES[side_number], SIDES[1 - side_number]
     index, partner_index = pair.indexes[side_number], pair.indexes[1 - side_number]
@@ -246,8 +151,8 @@ def audit_pair(
     out = []
     for number in (0, 1):
         index, t = pair.indexes[number], pair.truth[number]
-        true_size = _true_set_size(index, t, cache)
-        inside, covered = _membership(pair, number, model, true_size)
+        true_size = true_set_size(index, t, cache)
+        inside, covered = membership(pair, number, model, true_size)
         ks = {m: _k(pair, number, m) for m in wanted}
         out.append(
             RowAudit(

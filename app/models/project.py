@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.attributes import AttributeType
@@ -111,6 +111,9 @@ class ProjectAttribute(db.Model):
     name: Mapped[str] = mapped_column(String(100))
     kind: Mapped[str] = mapped_column(String(16), default=AttributeType.STRING.value)
     identifying: Mapped[bool] = mapped_column(default=True)
+    # The project's ground truth (e.g. ``cluster_id``): a sensitive (vault) column that risk
+    # against utility scores workers against; never identifying, at most one per project.
+    truth: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     project: Mapped[Project] = relationship(back_populates="attributes")
 

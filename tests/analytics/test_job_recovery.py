@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import socket
 import subprocess
 import sys
 
 import pytest
+import sqlalchemy as sa
 
 from app import create_app, jobs
 from app.extensions import db
@@ -76,12 +78,16 @@ def test_start_up_reconciles(app, database_config):
         assert db.session.get(Job, gone).status == "failed"
 
 
-def test_start_up_on_an_empty_database_does_not_fail(tmp_path):
+def test_start_up_on_an_empty_database_does_not_fail(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="app.job_recovery")
     config = {"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'empty.sqlite'}",
               "VAULT_DATABASE_URI": f"sqlite:///{tmp_path / 'vault.sqlite'}"}  # fmt: skip
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False,
                       "JOBS_RECONCILE_ON_START": True, **config})  # fmt: skip
+    skipped = [r.getMessage() for r in caplog.records if r.name == "app.job_recovery"]
+    assert skipped == ["job reconciliation skipped: OperationalError"]  # no jobs table: skipped
     with app.app_context():
+        assert sa.inspect(db.engine).get_table_names() == []  # and start-up created nothing
         db.session.remove()
         for engine in db.engines.values():
             engine.dispose()

@@ -1,11 +1,14 @@
 """Private by default: on a ``generate-data`` file only name and date columns start
-identifying; everything else, ground truth included, starts sensitive."""
+identifying, ``cluster_id`` starts as the ground truth, everything else starts sensitive; after
+the import, risk against utility finds the ground truth without being told."""
 
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.test_login import log_in
 from tests.factories import make_user
@@ -43,6 +46,30 @@ def test_mapping_defaults_only_names_and_dates_identifying(app, live_server, pag
     assert roles.pop("id") == "id"
     assert {c for c, r in roles.items() if r == "identifying"} == IDENTIFYING
     assert {c for c, r in roles.items() if r != "identifying"} == set(header) - IDENTIFYING - {"id"}
+    assert roles.pop("cluster_id") == "truth"
     assert all(r == "sensitive" for c, r in roles.items() if c not in IDENTIFYING)
     hint = page.get_by_text("Workers may only ever see")
     assert "never shown to workers" in hint.inner_text()
+    truth_hint = page.locator("#truth-hint").inner_text()
+    assert "never shown to workers" in truth_hint and "risk–utility" in truth_hint
+    expect(page.get_by_label("Role of cluster_id").locator("option:checked")).to_have_text(
+        "ground truth"
+    )
+
+    # Import as proposed, make pairs, and open risk against utility naming no column.
+    page.get_by_label("Repeated ids").select_option("keep_first")
+    page.get_by_role("button", name="Validate").click()
+    page.get_by_text("Every row is valid.").wait_for()
+    page.get_by_role("button", name="Import").click()
+    page.get_by_role("heading", name="Generated", level=1).wait_for()
+    project_url = page.url.split("?")[0].rstrip("/")
+    page.get_by_role("link", name="Blocking").click()
+    page.get_by_label("Rule 1 key 1 attribute").select_option("last_name")
+    page.get_by_role("button", name="Preview pair counts").click()
+    page.get_by_role("button", name=re.compile(r"^Create \d+ pairs$")).click()
+    expect(page.locator("#pair-count")).to_have_text(re.compile(r"^[1-9]\d* pairs$"))
+    page.goto(f"{project_url}/risk-utility")
+    source = page.locator("#truth-source").inner_text()
+    assert re.search(r"the column 'cluster_id': [1-9]\d* pairs with a known answer", source)
+    expect(page.locator("#truth-problem")).to_have_count(0)
+    expect(page.get_by_label(re.compile("^Non-identifying column"))).to_have_value("cluster_id")

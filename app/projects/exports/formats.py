@@ -261,9 +261,12 @@ def write_linked_dataset(
     ``members`` gives ``(record pseudonym, cluster id)``; ``sensitive`` looks up a record's
     sensitive values by pseudonym. Neither pseudonyms nor identifying values are written.
     A pseudonym missing from ``sensitive`` is an error (the vault and the records disagree).
+    A vault column itself named ``cluster_id`` (the generator's ground truth) is headed
+    ``vault_cluster_id``, so the file's own linkage clusters keep the one ``cluster_id``.
     """
     writer = _writer(out)
-    writer.writerow(_cells(["cluster_id", *columns]))
+    header = [f"vault_{c}" if c.lower() == "cluster_id" else c for c in columns]
+    writer.writerow(_cells(["cluster_id", *header]))
     count = 0
     for pseudonym, cluster in members:
         try:

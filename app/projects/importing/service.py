@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from flask import current_app
 from sqlalchemy import insert, select
 
-from app.core.attributes import AttributeType
+from app.core.attributes import CLUSTER_COLUMNS, AttributeType
 from app.extensions import db
 from app.models import (
     NameFrequency,
@@ -27,7 +27,7 @@ from app.models import (
 from app.models import ProjectKind as Kind
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
-from app.projects.lifecycle.bulk import insert_records
+from app.projects.lifecycle.bulk import insert_records, large_cache
 from app.projects.lifecycle.service import (
     CHUNK,
     AttributeSpec,
@@ -37,8 +37,8 @@ from app.projects.lifecycle.service import (
 )
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Preview, preview
 from app.projects.reading.pairfile import (
+    NOT_ATTRIBUTES,
     PAIRFILE_ATTRIBUTES,
-    STRUCTURE,
     read_name_frequencies,
     read_pairfile,
 )
@@ -88,7 +88,7 @@ def previews(staged: Staged, rows: int = 5) -> dict[str, Preview]:
 def mapping_columns(staged: Staged, shown: dict[str, Preview]) -> list[str]:
     """The columns to map: file A's header (attribute columns only for a pair file)."""
     first = shown["pairs" if staged.kind == Kind.PAIRFILE else "A"]
-    return [h for h in first.header if staged.kind != Kind.PAIRFILE or h not in STRUCTURE]
+    return [h for h in first.header if staged.kind != Kind.PAIRFILE or h not in NOT_ATTRIBUTES]
 
 
 def _labelled(label, function, *args, **kwargs):
@@ -111,7 +111,7 @@ def _attributes(plan: dict, header: list[str]) -> list[AttributeSpec]:
         if column in plan["identifying"]:
             raw.append({"name": column, "type": plan["identifying"][column]})
         elif column in plan["sensitive"]:
-            raw.append({"name": column, "sensitive": True})
+            raw.append({"name": column, "sensitive": True, "truth": column == plan.get("truth")})
     return parse_attributes(raw)
 
 
@@ -126,10 +126,13 @@ def check_upload(staged: Staged, plan: dict) -> Checked:
     if staged.kind == Kind.PAIRFILE:
         parsed = _read_pairfile(staged, plan)
         checked.records = {"A": len(parsed.records_a), "B": len(parsed.records_b)}
-        checked.pairs, checked.blocks = len(parsed.pairs), len({p.block_id for p in parsed.pairs})
+        checked.pairs = len(parsed.pairs)
+        checked.blocks = len({p.block_id for p in parsed.pairs if p.block_id})
         if staged.has("freq"):
             freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
             checked.frequencies = len(freq.first) + len(freq.last)
+        elif parsed.frequencies is not None:  # MINDFIRL's internal format: cntfn / cntln
+            checked.frequencies = len(parsed.frequencies.first) + len(parsed.frequencies.last)
         return checked
     mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
     for label in staged.labels():
@@ -158,11 +161,14 @@ def default_role(column: str, *, with_id: bool) -> str:
     """The role a column starts with: private by default, only names and dates identifying.
 
     A column is *sensitive* (never shown to workers) unless its name says it holds a
-    person's name or a date, or it is the record id of a linked file.
+    person's name or a date, or it is the record id of a linked file; one named like a
+    cluster id (``cluster_id``, ``true_id``, ...) is the ground *truth* (sensitive as well).
     """
     lowered = column.lower()
     if with_id and lowered == "id":
         return "id"
+    if lowered in CLUSTER_COLUMNS:
+        return "truth"
     if "name" in lowered or lowered in ("dob", "date") or default_type(column) == "date":
         return "identifying"
     return "sensitive"
@@ -191,7 +197,9 @@ def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = N
         import_token=staged.token, import_job_id=job_id,
     )  # fmt: skip
     project.attributes = [
-        ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
+        ProjectAttribute(
+            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
+        )
         for i, a in enumerate(attributes)
     ]
     db.session.add(project)
@@ -213,18 +221,19 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
     else:
         mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
         has_sensitive = any(not a.identifying for a in attributes)
-        for label in staged.labels():
-            source = _source(project, label, staged.meta["filenames"].get(label))
-            for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
-                insert_records(
-                    project.id, source.id, batch.ids, batch.identifying,
-                    batch.sensitive if has_sensitive else None, offset=source.record_count,
-                )  # fmt: skip
-                source.record_count += len(batch)
-                done += len(batch)
-                if progress is not None:
-                    db.session.flush()
-                    progress(done, max(total, done))
+        with large_cache():
+            for label in staged.labels():
+                source = _source(project, label, staged.meta["filenames"].get(label))
+                for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
+                    insert_records(
+                        project.id, source.id, batch.ids, batch.identifying,
+                        batch.sensitive if has_sensitive else None, offset=source.record_count,
+                    )  # fmt: skip
+                    source.record_count += len(batch)
+                    done += len(batch)
+                    if progress is not None:
+                        db.session.flush()
+                        progress(done, max(total, done))
     db.session.flush()
     if progress is not None:
         progress(done, max(total, done))
@@ -291,8 +300,11 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
     ]
     for start in range(0, len(rows), CHUNK):
         db.session.execute(insert(Pair), rows[start : start + CHUNK])
+    # An uploaded frequency file wins over the counts an internal pair file carries.
+    freq = parsed.frequencies
     if staged.has("freq"):
         freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
+    if freq is not None:
         rows = [
             {"project_id": project.id, "kind": kind, "name": name[:200], "count": count}
             for kind, table in (("F", freq.first), ("L", freq.last))

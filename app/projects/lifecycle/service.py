@@ -42,6 +42,7 @@ class AttributeSpec:
     name: str
     kind: AttributeType
     identifying: bool
+    truth: bool = False  # the ground-truth column (sensitive, at most one)
 
 
 def parse_attributes(raw: object) -> list[AttributeSpec]:
@@ -63,9 +64,15 @@ def parse_attributes(raw: object) -> list[AttributeSpec]:
         except ValueError:
             problems.append(f"attribute {name!r}: type must be id, string, date or category")
             continue
-        specs.append(AttributeSpec(name, kind, not bool(item.get("sensitive", False))))
+        truth = bool(item.get("truth", False))
+        if truth and item.get("sensitive") is False:
+            problems.append(f"attribute {name!r}: a ground-truth column is never identifying")
+            continue
+        specs.append(AttributeSpec(name, kind, not (truth or item.get("sensitive", False)), truth))
     if not problems and not any(s.identifying for s in specs):
         problems.append("at least one attribute must be identifying")
+    if sum(s.truth for s in specs) > 1:
+        problems.append("at most one attribute can be the ground truth")
     if problems:
         raise ProjectSpecError(problems)
     return specs
@@ -100,7 +107,9 @@ def create_project(spec: Mapping, owner: User) -> Project:
     }
     project = Project(name=name, kind=kind, owner_id=owner.id, **settings)
     project.attributes = [
-        ProjectAttribute(position=i, name=a.name, kind=a.kind.value, identifying=a.identifying)
+        ProjectAttribute(
+            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
+        )
         for i, a in enumerate(attributes)
     ]
     db.session.add(project)

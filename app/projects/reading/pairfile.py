@@ -7,6 +7,10 @@ may sit in several pairs (the demo file repeats records A1/B2, A4/B3 and A5/B7 i
 its 12 pairs), so its rows must agree. The name-frequency file (``name_freq.csv``) has no
 header: ``F|L,name,count`` per line (F = first name, L = last name).
 
+MINDFIRL's internal pair file (``production_p1_pairfile.csv``: ``ID,...,type,file_id,cntfn,
+cntln,same``) is detected from its header and read by
+:mod:`app.projects.reading.pairfile_internal`, with its quirks (docs/pairfiles.md).
+
 Both readers share the encoding, dialect and line-length checks of
 :mod:`app.projects.reading.csvio` and raise
 :class:`~app.projects.reading.csvio.CsvImportError` listing every problem with its line number.
@@ -19,8 +23,15 @@ from dataclasses import dataclass
 
 from app.core.attributes import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
+from app.projects.reading.pairfile_internal import (
+    INTERNAL_STRUCTURE,
+    is_internal_header,
+    read_internal_rows,
+    value_free,
+)
 
 __all__ = [
+    "NOT_ATTRIBUTES",
     "PAIRFILE_ATTRIBUTES",
     "NameFrequencies",
     "Pair",
@@ -30,6 +41,8 @@ __all__ = [
 ]
 
 STRUCTURE = ("PairID", "GroupID", "DB", "ID")
+#: Columns of either pair-file format that are not record attributes.
+NOT_ATTRIBUTES = frozenset(STRUCTURE) | frozenset(INTERNAL_STRUCTURE)
 
 #: Types of MINDFIRL's 11 attributes; any other attribute column is read as a string.
 PAIRFILE_ATTRIBUTES: dict[str, AttributeType] = {
@@ -54,21 +67,23 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class PairFile:
-    """A parsed pair file: attribute types, records per source (normalised), pairs."""
-
-    attributes: dict[str, AttributeType]
-    records_a: dict[str, dict[str, str | None]]
-    records_b: dict[str, dict[str, str | None]]
-    pairs: list[Pair]
-
-
-@dataclass(frozen=True)
 class NameFrequencies:
     """How many people carry each first and last name (``{name: count}``)."""
 
     first: dict[str, int]
     last: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PairFile:
+    """A parsed pair file: attribute types, records per source (normalised), pairs, and the
+    name frequencies the file itself carries (MINDFIRL's internal format), if any."""
+
+    attributes: dict[str, AttributeType]
+    records_a: dict[str, dict[str, str | None]]
+    records_b: dict[str, dict[str, str | None]]
+    pairs: list[Pair]
+    frequencies: NameFrequencies | None = None
 
 
 class _Problems(list):
@@ -94,6 +109,8 @@ def read_pairfile(
         rows = _with_header(stream.rows)
         header_line, header = next(rows)
         names = [h.strip() for h in header]
+        if is_internal_header(names):
+            return _internal(header_line, names, rows, attributes, max_errors)
         missing = [c for c in STRUCTURE if c not in names]
         if missing:
             found = ", ".join(repr(n) for n in names[:6])
@@ -117,7 +134,7 @@ def read_pairfile(
                 if not row[column]:
                     problems.add(line, column, f"empty {column}")
             if db.upper() not in ("A", "B") and db:
-                problems.add(line, "DB", f"DB must be A or B, not {db!r}")
+                problems.add(line, "DB", "DB must be A or B")
             values = _values(line, row, kinds, problems)
             if not all((pair_id, block, record_id)) or db.upper() not in ("A", "B"):
                 continue
@@ -157,6 +174,16 @@ def read_pairfile(
     return PairFile(kinds, records["A"], records["B"], pairs)
 
 
+def _internal(header_line, names, rows, attributes, max_errors) -> PairFile:
+    """MINDFIRL's internal format (see :mod:`app.projects.reading.pairfile_internal`)."""
+    kinds, records_a, records_b, pairs, counts = read_internal_rows(
+        header_line, names, rows, attributes, max_errors
+    )
+    frequencies = NameFrequencies(counts["F"], counts["L"]) if any(counts.values()) else None
+    pairs = [Pair(pair_id, "", id_a, id_b) for pair_id, id_a, id_b in pairs]
+    return PairFile(kinds, records_a, records_b, pairs, frequencies)
+
+
 def _values(
     line: int, row: dict[str, str], kinds: dict[str, AttributeType], problems: _Problems
 ) -> dict[str, str | None] | None:
@@ -166,7 +193,7 @@ def _values(
         try:
             values[name] = normalize(kind, row[name])
         except ValueError as exc:
-            problems.add(line, name, str(exc))
+            problems.add(line, name, value_free(exc))
     return values if len(values) == len(kinds) else None
 
 
@@ -205,13 +232,13 @@ def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequ
             kind, raw_name, raw_count = (f.strip() for f in fields)
             name = normalize(AttributeType.STRING, raw_name)
             if kind.upper() not in tables:
-                problems.add(line, None, f"the first field must be F or L, not {kind!r}")
+                problems.add(line, None, "the first field must be F or L")
             elif name is None:
                 problems.add(line, None, "empty name")
             elif not raw_count.isdigit():
-                problems.add(line, None, f"count must be a whole number >= 0, not {raw_count!r}")
+                problems.add(line, None, "count must be a whole number >= 0")
             elif (kind.upper(), name) in lines:
-                message = f"{name!r} is listed again (line {lines[kind.upper(), name]})"
+                message = f"this name is listed again (line {lines[kind.upper(), name]})"
                 problems.add(line, None, message)
             else:
                 lines[kind.upper(), name] = line

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 #: What a column can be in the mapping step.
-ROLES = ("ignored", "id", "identifying", "sensitive")
+ROLES = ("ignored", "id", "identifying", "sensitive", "truth")
 #: Rule and key slots shown on the blocking page.
 RULE_SLOTS, KEY_SLOTS = 4, 3
 
@@ -63,11 +63,12 @@ def parse_settings(form: Mapping[str, str]) -> dict:
 def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bool) -> dict:
     """The role and type of every column (fields ``role-<i>`` and ``type-<i>``).
 
-    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns]}``, in
-    header order. ``with_id`` asks for exactly one id column (not for pair files).
+    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns], "truth"}``,
+    in header order. ``with_id`` asks for exactly one id column (not for pair files). The
+    ``truth`` column (or None) is a sensitive column too: it goes to the vault like them.
     """
     problems: list[str] = []
-    plan: dict = {"id_column": None, "identifying": {}, "sensitive": []}
+    plan: dict = {"id_column": None, "identifying": {}, "sensitive": [], "truth": None}
     for i, column in enumerate(header):
         role = form.get(f"role-{i}", "ignored")
         if role not in ROLES or (role == "id" and not with_id):
@@ -82,6 +83,11 @@ def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bo
                 problems.append(f"column {column!r}: unknown type {kind!r}")
             plan["identifying"][column] = kind
         elif role == "sensitive":
+            plan["sensitive"].append(column)
+        elif role == "truth":
+            if plan["truth"] is not None:
+                problems.append(f"only one ground-truth column: {plan['truth']!r} or {column!r}")
+            plan["truth"] = column
             plan["sensitive"].append(column)
         if role != "ignored" and (not column or column.lower() == "id") and role != "id":
             problems.append(f"column {column!r} needs a name other than 'id' to be an attribute")

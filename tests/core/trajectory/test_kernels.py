@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.trajectory import kernels
+from app.core.trajectory.calibration import fast_calibrate
 from app.core.trajectory.distances import (
     Martinez2021,
     MartinezCorrected,
@@ -23,12 +24,7 @@ from app.core.trajectory.linkage import (
     windowed_record_linkage,
 )
 from app.core.trajectory.model import Trajectory
-from app.core.trajectory.search import (
-    compiled_distance,
-    fast_calibrate,
-    fast_linkage,
-    window_bounds,
-)
+from app.core.trajectory.search import compiled_distance, fast_linkage, window_bounds
 from app.core.trajectory.shape import discrete_frechet, dtw, edr, hausdorff
 from tests.core.trajectory.conftest import trajectories
 

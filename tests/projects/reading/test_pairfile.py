@@ -46,7 +46,7 @@ def test_unknown_attribute_columns_are_strings():
         ("PairID,GroupID,ID,first_name\n1,1,a,Ann\n", 1, "missing column(s) DB; found"),
         (HEADER, 1, "header row but no data rows"),
         (HEADER + "1,1,A,a,Ann\n", 2, "expected 6 fields, found 5"),
-        (HEADER + "1,1,C,a,Ann,\n1,1,B,b,Ann,\n", 2, "DB must be A or B, not 'C'"),
+        (HEADER + "1,1,C,a,Ann,\n1,1,B,b,Ann,\n", 2, "DB must be A or B"),
         (HEADER + ",1,A,a,Ann,\n", 2, "empty PairID"),
         (HEADER + "1,1,A,,Ann,\n1,1,B,b,Ann,\n", 2, "empty ID"),
         (
@@ -94,11 +94,11 @@ def test_demo_name_frequencies_keep_counts_over_100():
     ("body", "line", "message"),
     [
         ("", None, "the file is empty"),
-        ("X,LYNN,3\n", 1, "the first field must be F or L, not 'X'"),
-        ("F,LYNN,3\nF,LYNN,4\n", 2, "'LYNN' is listed again (line 1)"),
+        ("X,LYNN,3\n", 1, "the first field must be F or L"),
+        ("F,LYNN,3\nF,LYNN,4\n", 2, "this name is listed again (line 1)"),
         ("F,LYNN\n", 1, "expected 3 fields (F|L,name,count), found 2"),
-        ("F,LYNN,-3\n", 1, "count must be a whole number >= 0, not '-3'"),
-        ("F,LYNN,many\n", 1, "count must be a whole number >= 0, not 'many'"),
+        ("F,LYNN,-3\n", 1, "count must be a whole number >= 0"),
+        ("F,LYNN,many\n", 1, "count must be a whole number >= 0"),
         ("L, ,4\n", 1, "empty name"),
     ],
 )
@@ -107,6 +107,7 @@ def test_malformed_name_frequencies(body, line, message):
         read_name_frequencies(body.encode())
     first = caught.value.problems[0]
     assert (first.line, first.message) == (line, message)
+    assert not any(v in first.message for v in ("LYNN", "many", "-3", "X"))
 
 
 def test_same_name_may_be_first_and_last():

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, CellState, Pair, Project
+from app.models import Assignment, CellState, Pair, Project, Record
 from tests.factories import PASSWORD
 from tests.projects.conftest import MALFORMED, MINDFIRL, row_counts
 
@@ -99,6 +99,25 @@ def test_pairfile_project_in_the_browser(app, manager):
         project_id = db.session.scalar(select(Project.id))
     legacy = manager.get(f"/projects/{project_id}/export/legacy").get_data(as_text=True)
     assert len(legacy.splitlines()) == 25
+
+
+def test_mindfirl_internal_pair_file_in_the_browser(app, manager):
+    response = upload(manager, "pairfile", pairs=MINDFIRL / "production_p1_pairfile.csv")
+    assert response.status_code == 302
+    map_url = response.headers["Location"]
+    page = manager.get(map_url).get_data(as_text=True)
+    # Only the 11 attributes are offered for mapping; ID, type, file_id, cntfn, cntln, same
+    # are structure (same, MINDFIRL's placeholder 0, is never stored).
+    assert all(f'name="role-{i}"' in page for i in range(11))
+    assert 'name="role-11"' not in page
+    roles = {i: DEV_ROLES[i + 1] for i in range(11)}
+    checked = manager.post(map_url, data=mapping_form(roles))
+    text = checked.get_data(as_text=True)
+    assert "12 pairs<" in text and "blocks" not in text
+    project = manager.post(map_url.replace("/map", "/import"), follow_redirects=True)
+    assert b"12 pairs" in project.data
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Record.id))) == 6
 
 
 def test_validation_errors_are_row_numbered_and_nothing_is_imported(app, manager):

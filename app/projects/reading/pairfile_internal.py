@@ -1,0 +1,139 @@
+"""MINDFIRL's internal pair file (``production_p1_pairfile.csv``), read as MINDFIRL read it.
+
+Header ``ID,<attributes...>,type,file_id,cntfn,cntln,same``; rows that share an ``ID`` form
+one pair. MINDFIRL (``get_pair_file_extra.pre_processing`` and ``make_list_dict``) wrote and
+read it with these quirks, kept here:
+
+- **Row order decides the sides.** Rows are grouped by ``ID`` in the order met; the first row
+  of a group is the left record (source A), the second the right one (source B). MINDFIRL
+  counted the first row's names in database A. ``file_id`` is not used: in MINDFIRL's own
+  file the first row is labelled ``1-B`` although it is database A's record.
+- ``type`` (always ``1``) and ``file_id`` are dropped, as MINDFIRL's display file drops them.
+- ``cntfn`` / ``cntln``: how often the row's first / last name occurs in its database. They
+  become the project's name frequencies (the count shown by the frequency markup); a name
+  given two different counts (once from A, once from B) keeps the larger.
+- ``same`` is **not** ground truth: MINDFIRL's ``pre_processing`` appends ``0`` to every row.
+  It is checked to be ``0``/``1``/empty and then dropped, never stored or shown; use a truth
+  file (``pair_id,match`` with the file's ``ID``) for risk against utility.
+- A record repeated across pairs (same side, same values) is stored once; MINDFIRL stored
+  one copy per row.
+- MINDFIRL paired the first row of an ``ID`` with every later one and silently skipped an
+  ``ID`` with one row; here an ``ID`` must have exactly two rows, otherwise it is an error.
+
+Errors name line and column, never a value of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from app.core.attributes import AttributeType, normalize
+from app.projects.reading.csvio import CsvImportError, ImportProblem
+
+__all__ = ["INTERNAL_STRUCTURE", "is_internal_header", "read_internal_rows", "value_free"]
+
+#: Columns of the internal format that are not record attributes.
+INTERNAL_STRUCTURE = ("ID", "type", "file_id", "cntfn", "cntln", "same")
+#: Any of these in a header without ``PairID`` means the internal format.
+_MARKERS = ("file_id", "cntfn", "cntln", "same")
+_COUNTS = {"cntfn": "first_name", "cntln": "last_name"}
+
+
+def is_internal_header(names: list[str]) -> bool:
+    """True when ``names`` (a stripped header) is MINDFIRL's internal pair-file header."""
+    return "PairID" not in names and any(m in names for m in _MARKERS)
+
+
+def read_internal_rows(
+    header_line: int,
+    names: list[str],
+    rows: Iterator[tuple[int, list[str]]],
+    attributes: Mapping[str, AttributeType],
+    max_errors: int,
+):
+    """Check and group the rows after the header; return
+    ``(kinds, records_a, records_b, pairs, frequencies)`` with pairs as
+    ``(pair_id, id_a, id_b)`` and frequencies as ``{"F": {name: count}, "L": {...}}``."""
+    missing = [c for c in INTERNAL_STRUCTURE if c not in names]
+    if missing:
+        message = f"MINDFIRL internal pair file: missing column(s) {', '.join(missing)}"
+        raise CsvImportError([ImportProblem(header_line, None, message)])
+    kinds = {
+        n: AttributeType(attributes.get(n, "string")) for n in names if n not in INTERNAL_STRUCTURE
+    }
+    problems: list[ImportProblem] = []
+    groups: dict[str, list[tuple[int, dict[str, str | None]]]] = {}
+    counts: dict[str, dict[str, int]] = {"F": {}, "L": {}}
+    for line, fields in rows:
+        if len(problems) >= max_errors:
+            raise CsvImportError(problems, truncated=True)
+        if len(fields) != len(names):
+            problems.append(
+                ImportProblem(line, None, f"expected {len(names)} fields, found {len(fields)}")
+            )
+            continue
+        row = dict(zip(names, (f.strip() for f in fields), strict=True))
+        if not row["ID"]:
+            problems.append(ImportProblem(line, "ID", "empty pair ID"))
+            continue
+        if row["same"] not in ("", "0", "1"):
+            problems.append(ImportProblem(line, "same", "must be 0, 1 or empty"))
+        values = _values(line, row, kinds, problems)
+        _count(line, row, counts, problems)
+        groups.setdefault(row["ID"], []).append((line, values))
+    records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}
+    seen: dict[str, dict[tuple, str]] = {"A": {}, "B": {}}
+    pairs = []
+    for pair_id, members in groups.items():
+        if len(members) != 2:
+            lines = ", ".join(str(line) for line, _ in members)
+            message = f"pair {pair_id} has {len(members)} row(s) (line {lines}); it needs 2"
+            problems.append(ImportProblem(members[0][0], "ID", message))
+            continue
+        ids = []
+        for side, (_, values) in zip(("A", "B"), members, strict=True):
+            if values is None:
+                break
+            key = tuple(values[n] for n in kinds)
+            record_id = seen[side].setdefault(key, f"{pair_id}-{side}")
+            records[side].setdefault(record_id, values)
+            ids.append(record_id)
+        if len(ids) == 2:
+            pairs.append((pair_id, ids[0], ids[1]))
+    if problems:
+        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
+    return kinds, records["A"], records["B"], pairs, counts
+
+
+def _values(line, row, kinds, problems) -> dict[str, str | None] | None:
+    values: dict[str, str | None] = {}
+    for name, kind in kinds.items():
+        try:
+            values[name] = normalize(kind, row[name])
+        except ValueError as exc:
+            problems.append(ImportProblem(line, name, value_free(exc)))
+    return values if len(values) == len(kinds) else None
+
+
+def value_free(exc: ValueError) -> str:
+    """``normalize``'s message without the value it quotes: the text before the value and
+    the reason in brackets after it (e.g. ``not a calendar date (month must be in 1..12)``)."""
+    message = str(exc)
+    head = message.split(":", 1)[0]
+    reason = message[message.rfind("(") :] if message.endswith(")") else ""
+    return f"{head} {reason}".strip()
+
+
+def _count(line, row, counts, problems) -> None:
+    """Record the row's name counts (``cntfn``/``cntln``); the larger count of a name wins."""
+    for column, attribute in _COUNTS.items():
+        raw = row[column]
+        if not raw.isdigit():
+            problems.append(ImportProblem(line, column, "must be a whole number >= 0"))
+            continue
+        if attribute not in row:
+            continue
+        name = normalize(AttributeType.STRING, row[attribute])
+        if name is not None:
+            table = counts["F" if column == "cntfn" else "L"]
+            table[name] = max(table.get(name, 0), int(raw))
