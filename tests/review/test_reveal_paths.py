@@ -64,7 +64,9 @@ def _traced_statements(engine, action) -> list[str]:
         trace.seek(0)
         lines = trace.read().decode(errors="replace").splitlines()
     # frontend messages: Query "SQL" (simple protocol) and Parse "name" "SQL" (extended)
-    found = [re.match(r'F\t\d+\t(?:Query\t "|Parse\t "[^"]*" ")(\S+)', line) for line in lines]
+    found = [
+        re.match(r'F\t\d+\t(?:Query\t "|Parse\t "[^"]*" ")([A-Za-z]+)', line) for line in lines
+    ]
     return [m.group(1).upper() for m in found if m]
 
 
