@@ -136,7 +136,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
         first = seen.setdefault((source, record_id), line) if record_id else None
         duplicate = first is not None and first != line
         if duplicate and on_duplicate_id == "keep_first":
-            message = f"dropped: duplicate id {record_id!r}, kept line {first}"
+            message = f"dropped: duplicate id, kept line {first}"
             problems.append((line, True, ImportProblem(line, id_col, message)))
             continue
         before = len(problems)
@@ -149,7 +149,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
             message = f"id longer than {MAX_ID_LENGTH} characters"
             problems.append((line, False, ImportProblem(line, id_col, message)))
         if duplicate:
-            message = f"duplicate id {record_id!r} (first seen on line {first})"
+            message = f"duplicate id (first seen on line {first})"
             problems.append((line, False, ImportProblem(line, id_col, message)))
         if src_col is not None and not source:
             problems.append((line, False, ImportProblem(line, src_col, "empty source")))
