@@ -103,3 +103,21 @@ def upgrade_embedded_database(app: Flask) -> None:
     with app.app_context():
         upgrade()
     log.info("database upgraded to the newest revision")
+
+
+def pg_rows(connection: Connection, sql: str, params: dict, row_factory=None) -> list:
+    """The rows of ``sql`` (compiled for psycopg) run on the connection's own psycopg cursor.
+
+    For the few statements run on every request (the reveal's read and charge): SQLAlchemy's
+    result wrapping builds its column metadata again on every call of a driver-level
+    statement, which cost more than the statement's round trip. A lost connection is
+    invalidated as SQLAlchemy would, so the pool does not hand it out again.
+    """
+    raw = connection.connection.dbapi_connection
+    try:
+        with raw.cursor(row_factory=row_factory) if row_factory else raw.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    except connection.dialect.loaded_dbapi.OperationalError:
+        connection.invalidate()
+        raise

@@ -4,14 +4,16 @@ Generates ``--records`` synthetic people (:func:`app.datagen.write_csv`, default
 then, each in a fresh process on a throwaway SQLite database:
 
 - **ours**: stage the file, validate it (:func:`check_upload`: every row, row-numbered
-  errors) and import it (:func:`import_upload`: records and vault rows written chunk by
-  chunk), then commit: what a manager's upload does;
-- **baseline**: what the original MINDFIRL did, on a prefix of ``--baseline-max`` rows
-  (scaled linearly above it, marked ``~``): read the whole file into Python dicts, then add
-  one ORM object per record and vault row and commit.
+  errors) and import it (:func:`import_upload`: one pass, validating while records and
+  vault rows are written batch by batch), then commit: what a manager's upload does;
+- **baseline**: the same path as it was before issue 15 item 3's work
+  (``bench/_import_baseline.py`` puts the previous functions back), on the same file;
+- **mindfirl** (only with ``--mindfirl``): what the original MINDFIRL did, on a prefix of
+  ``--baseline-max`` rows (scaled linearly above it, marked ``~``): read the whole file
+  into Python dicts, then add one ORM object per record and vault row and commit.
 
-Prints wall time, rows per second and the peak resident memory each process grew by, and
-the ratios baseline / ours.
+Prints wall and CPU time, rows per second, the peak resident memory each process grew by,
+and the ratios baseline / ours (wall and CPU) measured in this run.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from _kapr_setup import IDENTIFYING, SENSITIVE, bench_app  # noqa: E402
 from app.datagen import write_csv  # noqa: E402
 from app.extensions import db  # noqa: E402
 
+PHASES = ("ours", "baseline", "mindfirl")
 COLUMNS = ["id", "cluster_id", *(name for name, _ in IDENTIFYING), *SENSITIVE]
 
 
@@ -81,23 +84,24 @@ def ours(path: Path, tmp: Path) -> dict:
         app.config["UPLOAD_FOLDER"] = str(tmp / "uploads")
         owner = manager()
         before = rss()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with path.open("rb") as fh:
             staged = stage("Import bench", "dedupe", {"A": FileStorage(fh, path.name)}, owner.id)
         checked = check_upload(staged, plan())
         import_upload(staged, plan(), owner)
         db.session.commit()
-        seconds = time.perf_counter() - start
-        return {"rows": checked.records["A"], "seconds": seconds, "peak": peak_rss() - before}
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return {"rows": checked.records["A"], "seconds": seconds, "cpu": cpu,
+                "peak": peak_rss() - before}  # fmt: skip
 
 
-def baseline(path: Path, tmp: Path, limit: int) -> dict:
+def mindfirl(path: Path, tmp: Path, limit: int) -> dict:
     from app.models import Project, ProjectAttribute, Record, Source, VaultRecord
 
     with bench_app(tmp) as app, app.app_context():
         owner = manager()
         before = rss()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with path.open(newline="", encoding="utf-8") as fh:
             rows = [row for _, row in zip(range(limit), csv.DictReader(fh), strict=False)]
         project = Project(name="Baseline", kind="dedupe", owner_id=owner.id)
@@ -130,16 +134,21 @@ def baseline(path: Path, tmp: Path, limit: int) -> dict:
                 )
             )
         db.session.commit()
-        seconds = time.perf_counter() - start
-        return {"rows": len(rows), "seconds": seconds, "peak": peak_rss() - before}
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return {"rows": len(rows), "seconds": seconds, "cpu": cpu, "peak": peak_rss() - before}
 
 
 def child(args) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.phase == "ours":
             result = ours(Path(args.csv), Path(tmp))
+        elif args.phase == "baseline":
+            from _import_baseline import install
+
+            install()
+            result = ours(Path(args.csv), Path(tmp))
         else:
-            result = baseline(Path(args.csv), Path(tmp), args.baseline_max)
+            result = mindfirl(Path(args.csv), Path(tmp), args.baseline_max)
     print(json.dumps(result))
 
 
@@ -153,9 +162,10 @@ def run_phase(phase: str, path: Path, args) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
-    parser.add_argument("--baseline-max", type=int, default=100_000)
+    parser.add_argument("--baseline-max", type=int, default=100_000, help="MINDFIRL's rows")
+    parser.add_argument("--mindfirl", action="store_true", help="also time MINDFIRL's ORM path")
     parser.add_argument("--quick", action="store_true", help="50,000 records")
-    parser.add_argument("--phase", choices=("ours", "baseline"), help=argparse.SUPPRESS)
+    parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
     parser.add_argument("--csv", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phase:
@@ -167,22 +177,25 @@ def main(argv=None) -> None:
         write_csv(path, args.records, seed=1)
         size = path.stat().st_size / 2**20
         print(f"bench/import.py: {args.records:,} generated people ({size:.0f} MB CSV), SQLite")
-        mine = run_phase("ours", path, args)
-        base = run_phase("baseline", path, args)
-    scale = args.records / base["rows"]
-    approx = "~" if scale > 1 else ""
-    base_seconds = base["seconds"] * scale
-    for name, r, seconds, mark in (
-        ("ours", mine, mine["seconds"], ""),
-        ("baseline", base, base_seconds, approx),
-    ):
+        phases = PHASES if args.mindfirl else PHASES[:2]
+        results = {phase: run_phase(phase, path, args) for phase in phases}
+    mine = results["ours"]
+    for name, r in results.items():
+        scale = args.records / r["rows"]
+        mark = "~" if scale > 1 else " "
+        seconds, cpu = r["seconds"] * scale, r["cpu"] * scale
         print(
-            f"  {name:9} {mark}{seconds:8.1f} s  {args.records / seconds:10,.0f} rows/s"
+            f"  {name:9} {mark}{seconds:8.1f} s wall {cpu:8.1f} s CPU"
+            f"  {args.records / seconds:10,.0f} rows/s"
             f"  peak RSS +{r['peak'] / 2**20:,.0f} MB over {r['rows']:,} rows"
         )
-    print(f"  ratio     {approx}{base_seconds / mine['seconds']:.1f}x faster")
-    if scale > 1:
-        print(f"  ~ baseline measured on {base['rows']:,} rows and scaled to {args.records:,}")
+        if name != "ours":
+            print(
+                f"  ratio     {mark}{seconds / mine['seconds']:.2f}x wall"
+                f" {cpu / mine['cpu']:.2f}x CPU ({name} / ours)"
+            )
+        if scale > 1:
+            print(f"  ~ {name} measured on {r['rows']:,} rows and scaled to {args.records:,}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Workers' answers: save a decision, read the answers and progress, submit a page."""
+"""Workers' answers: save or clear a decision, read the answers and progress, submit a page."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from app.review.decisions import (
     DecisionError,
     NotInAssignment,
     PageIncomplete,
+    clear_answer,
     current_decisions,
     ordered_pair_ids,
     own_assignment,
@@ -77,6 +78,29 @@ def save_decision(assignment_id: int):
     db.session.commit()
     answer = {"pair_id": pair_id, "decision": event.decision, "confidence": event.confidence}
     return jsonify(id=event.id, **answer, **summary(assignment)), 201
+
+
+@bp.post("/assignments/<int:assignment_id>/decisions/clear")
+@roles_required("worker")
+@documented(
+    "Clear an answer (the pair is unanswered again)",
+    body=schemas.CLEAR_BODY,
+    ok=schemas.DECISION_CLEARED,
+    status=201,
+)
+def clear_decision(assignment_id: int):
+    assignment = worker_assignment(assignment_id)
+    pair_id = json_body().get("pair_id")
+    if not isinstance(pair_id, int) or isinstance(pair_id, bool):
+        abort(400, "'pair_id' must be an integer")
+    try:
+        event = clear_answer(assignment, pair_id, by=current_user)
+    except DecisionError as exc:
+        abort(400, str(exc))
+    except NotInAssignment as exc:
+        abort(404, str(exc))
+    db.session.commit()
+    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment)), 201
 
 
 @bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")

@@ -26,6 +26,7 @@ from app.core.bidi import neutralise_bidi_json
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row.
 ID_MAX = 2**31 - 1
+FORM_TYPES = frozenset({"multipart/form-data", "application/x-www-form-urlencoded"})
 
 
 class JSONLimitError(ValueError):
@@ -124,7 +125,10 @@ class IdConverter(IntegerConverter):
 
 def reject_nul_in_forms() -> None:
     """400 for a NUL in a query string or form field (never reaches a query or a column)."""
-    for where, fields in (("query parameter", request.args), ("form field", request.form)):
+    checked = [("query parameter", request.args)]
+    if request.mimetype in FORM_TYPES:  # the only bodies werkzeug parses into request.form
+        checked.append(("form field", request.form))
+    for where, fields in checked:
         for name, value in fields.items(multi=True):
             if "\x00" in value or "\x00" in name:
                 abort(400, f"the {where} {name.replace(chr(0), '')!r} contains a NUL character")
@@ -134,12 +138,15 @@ def parse_json_strictly() -> None:
     """Parse a JSON API body up front so a broken one gets a 400 that says what is wrong."""
     if request.method in ("POST", "PUT", "PATCH") and request.is_json:
         try:
-            current_app.json.loads(request.get_data(cache=True))
+            value = current_app.json.loads(request.get_data(cache=True))
         except JSONLimitError as exc:
             abort(400, str(exc))
         except ValueError as exc:  # JSONDecodeError and bad UTF-8 name a position, not data
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
             abort(400, f"the body is not valid JSON ({reason})")
+        # request.get_json() answers from here instead of parsing and checking the body again
+        # (werkzeug's cache of (get_json(), get_json(silent=True)); unset, it parses again).
+        request._cached_json = (value, value)
 
 
 def register_input_limits(app: Flask) -> None:

@@ -77,7 +77,7 @@ def documented(
             for name, schema in operation.query.items():
                 check_query(name, resolve(schema, current_app.config))
             if operation.body is not None:
-                check_body(resolve(operation.body, current_app.config), operation.body_required)
+                check_body(_validator(operation), operation.body_required)
             return view(*args, **kwargs)
 
         wrapped.openapi = operation
@@ -90,15 +90,34 @@ def resolve(schema: Schema, config: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema(config) if callable(schema) else schema
 
 
-def check_body(schema: Mapping[str, Any], required: bool = True) -> None:
+def _validator(operation: Operation) -> jsonschema.Draft202012Validator:
+    """The body's validator, built once per app and operation (the schema may depend on the
+    app's config, which does not change while it serves)."""
+    cache = current_app.extensions.setdefault("mindfirl_validators", {})
+    validator = cache.get(id(operation))
+    if validator is None:
+        schema = resolve(operation.body, current_app.config)
+        validator = cache[id(operation)] = jsonschema.Draft202012Validator(schema)
+    return validator
+
+
+def check_body(
+    schema: Mapping[str, Any] | jsonschema.Draft202012Validator, required: bool = True
+) -> None:
+    """400 unless the request's JSON body is valid against ``schema`` (or its validator)."""
     body = request.get_json(silent=True)
     if body is None and not required and not request.get_data(cache=True):
         return
     if body is None:
         abort(400, "send a JSON body (Content-Type: application/json)")
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(body)
+    validator = (
+        schema
+        if isinstance(schema, jsonschema.Draft202012Validator)
+        else jsonschema.Draft202012Validator(schema)
     )
+    if validator.is_valid(body):
+        return
+    error = jsonschema.exceptions.best_match(validator.iter_errors(body))
     if error is not None:
         abort(400, describe(error))
 

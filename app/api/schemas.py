@@ -156,6 +156,7 @@ DECISION_BODY = {
     "required": ["pair_id", "decision"],
     "properties": {"pair_id": ID, "decision": DECISION, "confidence": CONFIDENCE},
 }
+CLEAR_BODY = {"type": "object", "required": ["pair_id"], "properties": {"pair_id": ID}}
 SUBMIT_BODY = {
     "type": "object",
     "properties": {"pair_ids": {"type": "array", "maxItems": 10_000, "items": ID}},
@@ -244,6 +245,11 @@ DECISION_SAVED = {
     "type": "object",
     "required": ["id", "pair_id", "decision", "decided", "total"],
     "properties": {"id": ID, "pair_id": ID, "decision": DECISION, **SUMMARY},
+}
+DECISION_CLEARED = {
+    "type": "object",
+    "required": ["id", "pair_id", "cleared", "decided", "total"],
+    "properties": {"id": ID, "pair_id": ID, "cleared": {"const": True}, **SUMMARY},
 }
 PAGE_SUBMITTED = {
     "type": "object",

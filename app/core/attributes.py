@@ -94,11 +94,11 @@ def _normalize_date(text: str) -> str:
     elif m := _ISO_DATE.match(text):
         year, month, day = (int(g) for g in m.groups())
     else:
-        raise ValueError(f"not a date in MM/DD/YYYY or YYYY-MM-DD: {text!r}")
+        raise ValueError("not a date in MM/DD/YYYY or YYYY-MM-DD")
     try:
         _dt.date(year, month, day)
     except ValueError as exc:
-        raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
+        raise ValueError(f"not a calendar date ({exc})") from None
     return f"{month:02d}{day:02d}{year:04d}"
 
 

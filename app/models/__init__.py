@@ -1,7 +1,7 @@
 """Typed SQLAlchemy models, one module per aggregate."""
 
 from app.models.assignment import Assignment, AssignmentPair, CellState
-from app.models.events import DecisionEvent, RevealEvent
+from app.models.events import CLEARED, DecisionEvent, RevealEvent, current_answer_ids
 from app.models.job import Job
 from app.models.manage import (
     BudgetChange,
@@ -23,6 +23,7 @@ from app.models.record import Record, VaultRecord
 from app.models.user import ApiToken, Role, User
 
 __all__ = [
+    "CLEARED",
     "ApiToken",
     "Assignment",
     "AssignmentPair",
@@ -46,4 +47,5 @@ __all__ = [
     "Source",
     "User",
     "VaultRecord",
+    "current_answer_ids",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import DateTime, ForeignKey, Index, String
+from sqlalchemy import ColumnElement, DateTime, ForeignKey, Index, Select, String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -34,8 +34,16 @@ class RevealEvent(db.Model):
     kapr_after: Mapped[float]
 
 
+#: The ``decision`` of an event that clears a worker's answer: the pair is unanswered again.
+CLEARED = "cleared"
+
+
 class DecisionEvent(db.Model):
-    """One answer for a pair; the newest event of a pair and assignment is the answer."""
+    """One answer for a pair; the newest event of a pair and assignment is the answer.
+
+    An event whose ``decision`` is :data:`CLEARED` takes the answer back: while it is the
+    newest, the pair has no answer. Read answers through :func:`current_answer_ids` only.
+    """
 
     __tablename__ = "decision_events"
     __table_args__ = (Index("ix_decision_events_assignment_pair", "assignment_id", "pair_id"),)
@@ -45,9 +53,25 @@ class DecisionEvent(db.Model):
     pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    decision: Mapped[str] = mapped_column(String(12))  # same | different | unsure
+    decision: Mapped[str] = mapped_column(String(12))  # same | different | unsure | cleared
     confidence: Mapped[str | None] = mapped_column(String(8))  # high | medium | low
 
 
 forbid_updates(RevealEvent)
 forbid_updates(DecisionEvent)
+
+
+def current_answer_ids(*where: ColumnElement[bool]) -> Select:
+    """Select the ids of the current answers among the decision events matching ``where``.
+
+    The one definition of "the answer of a pair": the newest event of each (assignment,
+    pair), unless that event is a clear (then the pair is unanswered and no id is selected).
+    """
+    newest = (
+        select(func.max(DecisionEvent.id))
+        .where(*where)
+        .group_by(DecisionEvent.assignment_id, DecisionEvent.pair_id)
+    )
+    return select(DecisionEvent.id).where(
+        DecisionEvent.id.in_(newest), DecisionEvent.decision != CLEARED
+    )

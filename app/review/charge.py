@@ -15,6 +15,7 @@ from sqlalchemy import DateTime, Float, Integer, String, bindparam, func, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from app.database import pg_rows
 from app.models import Assignment, CellState, RevealEvent
 
 
@@ -22,7 +23,7 @@ def charge(connection, params: dict) -> bool:
     """Run the write with ``params`` (``p_*``, see below); whether the version matched."""
     if connection.dialect.name == "postgresql":
         sql, defaults = _one_statement(connection.dialect)
-        return connection.exec_driver_sql(sql, {**defaults, **params}).scalar() == 1
+        return pg_rows(connection, sql, {**defaults, **params})[0][0] == 1
     charged, cell, event = _statements(connection.dialect.name)
     if connection.execute(charged, params).rowcount != 1:
         return False

@@ -2,6 +2,8 @@
 
 Every answer is an append-only :class:`~app.models.DecisionEvent`; the newest event of an
 (assignment, pair) is its answer, so changing one's mind is one more row, never an update.
+Clearing an answer is one more row too (decision ``cleared``): the pair is unanswered again
+(:func:`~app.models.current_answer_ids` is the one reader of "the newest answer").
 Pages are blocks of ``project.page_size`` pairs in assignment order, numbered from 1.
 """
 
@@ -14,7 +16,14 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, DecisionEvent, User
+from app.models import (
+    CLEARED,
+    Assignment,
+    AssignmentPair,
+    DecisionEvent,
+    User,
+    current_answer_ids,
+)
 
 DECISIONS = ("same", "different", "unsure")
 CONFIDENCES = ("high", "medium", "low")
@@ -113,15 +122,41 @@ def record_decision(
     return event
 
 
+def clear_answer(assignment: Assignment, pair_id: int, *, by: User) -> DecisionEvent:
+    """Append a ``cleared`` event for one pair of ``assignment``; the caller commits.
+
+    The earlier answers stay as they were; the pair is unanswered until the next answer.
+    Raises :class:`DecisionError` when the pair has no answer to clear.
+    """
+    if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
+        raise NotInAssignment("this pair is not part of the assignment")
+    if pair_id not in current_decisions(assignment.id, [pair_id]):
+        raise DecisionError("this pair has no answer to clear")
+    event = DecisionEvent(
+        assignment_id=assignment.id,
+        pair_id=pair_id,
+        user_id=by.id,
+        decision=CLEARED,
+        confidence=None,
+    )
+    db.session.add(event)
+    db.session.flush()
+    return event
+
+
 def current_decisions(
     assignment_id: int, pair_ids: Iterable[int] | None = None
 ) -> dict[int, DecisionEvent]:
-    """Return the newest decision of each pair of the assignment (of ``pair_ids`` if given)."""
-    newest = select(func.max(DecisionEvent.id)).where(DecisionEvent.assignment_id == assignment_id)
+    """Return the answer (newest decision, unless cleared) of each pair of the assignment.
+
+    Only the pairs of ``pair_ids`` if given; unanswered and cleared pairs are absent.
+    """
+    where = [DecisionEvent.assignment_id == assignment_id]
     if pair_ids is not None:
-        newest = newest.where(DecisionEvent.pair_id.in_(list(pair_ids)))
-    newest = newest.group_by(DecisionEvent.pair_id)
-    events = db.session.scalars(select(DecisionEvent).where(DecisionEvent.id.in_(newest)))
+        where.append(DecisionEvent.pair_id.in_(list(pair_ids)))
+    events = db.session.scalars(
+        select(DecisionEvent).where(DecisionEvent.id.in_(current_answer_ids(*where)))
+    )
     return {event.pair_id: event for event in events}
 
 
@@ -131,12 +166,10 @@ def progress(assignment_id: int) -> tuple[int, int]:
         AssignmentPair.assignment_id == assignment_id
     )
     total = db.session.scalar(select(func.count()).select_from(in_assignment.subquery()))
-    decided = db.session.scalar(
-        select(func.count(func.distinct(DecisionEvent.pair_id))).where(
-            DecisionEvent.assignment_id == assignment_id,
-            DecisionEvent.pair_id.in_(in_assignment),
-        )
+    answers = current_answer_ids(
+        DecisionEvent.assignment_id == assignment_id, DecisionEvent.pair_id.in_(in_assignment)
     )
+    decided = db.session.scalar(select(func.count()).select_from(answers.subquery()))
     return decided or 0, total or 0
 
 
@@ -146,13 +179,10 @@ def tally(assignment_id: int) -> dict[str, int]:
     ``{"same": 3, "same-high": 2, "same-low": 1, "different": 1, ..., "unsure": 0}``.
     """
     counts: Counter[str] = Counter({d: 0 for d in DECISIONS})
-    newest = (
-        select(func.max(DecisionEvent.id))
-        .where(DecisionEvent.assignment_id == assignment_id)
-        .group_by(DecisionEvent.pair_id)
-    )
     answers = db.session.execute(
-        select(DecisionEvent.decision, DecisionEvent.confidence).where(DecisionEvent.id.in_(newest))
+        select(DecisionEvent.decision, DecisionEvent.confidence).where(
+            DecisionEvent.id.in_(current_answer_ids(DecisionEvent.assignment_id == assignment_id))
+        )
     )
     for decision, confidence in answers:
         counts[decision] += 1

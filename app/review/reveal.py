@@ -17,10 +17,14 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
+from psycopg.rows import namedtuple_row
 from sqlalchemy import (
     and_,
     bindparam,
@@ -32,7 +36,7 @@ from sqlalchemy.orm.util import identity_key
 
 from app.core.attributes import Level
 from app.core.kapr import reveal_cost
-from app.database import begin_write
+from app.database import begin_write, pg_rows
 from app.extensions import db
 from app.models import (
     Assignment,
@@ -155,9 +159,10 @@ def reveal_cell(
     user_id = by.id
     session = db.session()  # the request's Session (not the scoped proxy)
     args = (assignment_id, pair_id, row, attribute, user_id)
-    if not session.in_transaction() and session.get_bind(Assignment).dialect.name == "postgresql":
+    if _no_connection(session) and session.get_bind(Assignment).dialect.name == "postgresql":
         connection = session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-        plan = _reveal_autocommit(connection, *args)
+        with _gate(assignment_id):  # holds no database lock while it waits
+            plan = _reveal_autocommit(connection, *args)
     else:
         if session.new or session.dirty or session.deleted:
             session.flush()  # the caller's pending changes are visible to the Core statements
@@ -166,6 +171,48 @@ def reveal_cell(
     if cached is not None:
         session.expire(cached)  # written behind the ORM's back
     return plan.result
+
+
+class _Gate:
+    __slots__ = ("lock", "__weakref__")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+
+
+_gates: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_gates_lock = threading.Lock()
+
+
+@contextmanager
+def _gate(assignment_id: int):
+    """One autocommit reveal of an assignment at a time in this process (the threads of one
+    gunicorn worker).
+
+    Not needed for correctness (the compare-and-set is), but concurrent reveals of one
+    assignment in one process would mostly lose the compare-and-set and price again: in a
+    burst that was several reads and pricings per reveal. Reveals in other processes still
+    race, and the compare-and-set settles them. Only the autocommit path waits here: it holds
+    no connection state or database lock, so waiting cannot deadlock with a thread that
+    waits for such a lock.
+    """
+    with _gates_lock:
+        gate = _gates.get(assignment_id)
+        if gate is None:
+            gate = _gates[assignment_id] = _Gate()
+    with gate.lock:
+        yield
+
+
+def _no_connection(session) -> bool:
+    """Whether the session has read or written nothing in the database yet (so the reveal may
+    run in autocommit). A token-authenticated request's session has begun a transaction at
+    the ORM level only (the cached user was merged into it), with no connection: that counts
+    as nothing."""
+    if session.new or session.dirty or session.deleted:
+        return False
+    transaction = session.get_transaction()
+    return transaction is None or not getattr(transaction, "_connections", True)
 
 
 def _reveal_in_transaction(connection, *args) -> _Plan:
@@ -204,10 +251,11 @@ def _reveal_autocommit(connection, *args) -> _Plan:
 
 def _read(connection, params: dict) -> list:
     """The rows of :data:`_READ`. On PostgreSQL the statement is compiled once and run on the
-    driver, which decodes JSON and timestamps itself (no per-call cache key)."""
+    driver's cursor, which decodes JSON and timestamps itself (no per-call cache key or
+    result metadata)."""
     if connection.dialect.name == "postgresql":
         sql, defaults = _compiled_read(connection.dialect)
-        return connection.exec_driver_sql(sql, {**defaults, **params}).all()
+        return pg_rows(connection, sql, {**defaults, **params}, namedtuple_row)
     return connection.execute(_READ, params).all()
 
 

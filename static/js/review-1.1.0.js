@@ -1,5 +1,5 @@
 /* The worker's linkage page: renders the grid from the JSON API (docs/api.md), reveals
-   cells, saves answers. Everything shown comes from the API, which only carries disclosed
+   cells, saves and clears answers. Everything shown comes from the API, which only carries disclosed
    characters; the DOM is built with textContent, never from HTML strings. */
 (function () {
   "use strict";
@@ -196,11 +196,15 @@
     srOnly(decision === "unsure" ? "Unsure" : `${decision}, ${confidence} confidence`));
     const buttons = CHOICES.map((c, i) => button(c, i + 1));
     const unsure = data.assignment.allow_unsure ? button(["unsure", null], 0) : null;
+    // Only an answered pair can be cleared (back to unanswered; the server keeps the history).
+    const clear = pair.decision ? el("button", {
+      type: "button", class: "clear-answer", "data-pair": pair.id, title: `Clear the answer of pair ${pair.position + 1}`,
+    }, "Clear answer") : null;
     return el("td", { class: "choice", rowspan: 3 },
       el("div", { role: "group", "aria-label": `Pair ${pair.position + 1}: your answer` },
         el("div", { class: "scale" }, el("span", { class: "end" }, "Different"), buttons.slice(0, 3),
           el("span", { class: "mid", "aria-hidden": "true" }, "|"), buttons.slice(3), el("span", { class: "end" }, "Same")),
-        unsure));
+        unsure, clear));
   }
 
   function pairBody(pair) {
@@ -320,6 +324,20 @@
     say(`Pair ${pair.position + 1}: ${decision}${confidence ? ", " + confidence + " confidence" : ""} saved.`);
   }
 
+  async function clearAnswer(pairId) {
+    if (!data) return;
+    const res = await call("POST", `${api}/decisions/clear`, { pair_id: pairId });
+    if (!res.ok) { alarm(res.body.message || `The answer was not cleared (${res.status}).`); return; }
+    alarm("");
+    const pair = data.pairs.find((p) => p.id === pairId);
+    pair.decision = null;
+    replacePair(pair);
+    renderProgress(res.body.decided, res.body.total, res.body.tally);
+    say(`Pair ${pair.position + 1}: answer cleared; it is unanswered again.`);
+    const first = $("grid").querySelector(`tbody[data-pair="${pairId}"] .choose`);
+    if (first) first.focus();
+  }
+
   async function submitPage() {
     const ids = data.pairs.map((p) => p.id);
     const res = await call("POST", `${api}/pages/${pageNo}/submit`, { pair_ids: ids });
@@ -385,6 +403,8 @@
     const cell = event.target.closest(".cell");
     // The second click of a double-click (detail 2) must not reveal a second level.
     if (cell) { if (event.detail <= 1) reveal(cell); return; }
+    const clear = event.target.closest(".clear-answer");
+    if (clear) { clearAnswer(Number(clear.dataset.pair)); return; }
     const pick = event.target.closest(".choose");
     if (pick) choose(Number(pick.dataset.pair), pick.dataset.decision, pick.dataset.confidence || null);
   });

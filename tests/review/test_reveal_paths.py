@@ -1,6 +1,9 @@
 """The reveal's write path: a few statements, the lock only for the write, readers never wait,
 and a reveal priced on a state that moved is priced again (SQLite and PostgreSQL)."""
 
+import contextlib
+import re
+import tempfile
 import threading
 from fractions import Fraction
 
@@ -16,19 +19,55 @@ WAIT = 20  # seconds: only a stall (a reader queued behind the lock) gets anywhe
 
 
 def statements_of(app, action) -> list[str]:
+    """The first word of every statement ``action`` sends to the main database.
+
+    On PostgreSQL from libpq's trace of the connections checked out meanwhile, so it sees
+    what SQLAlchemy's events do not: the driver's own BEGIN and COMMIT, and statements run on
+    the psycopg cursor (the reveal's read and charge).
+    """
+    with app.app_context():
+        engine = db.engine
+    if engine.dialect.name == "postgresql":
+        return _traced_statements(engine, action)
     seen = []
 
     def listen(_conn, _cursor, statement, *_):
         seen.append(statement.split(None, 1)[0].upper())
 
-    with app.app_context():
-        engine = db.engine
     sa.event.listen(engine, "before_cursor_execute", listen)
     try:
         action()
     finally:
         sa.event.remove(engine, "before_cursor_execute", listen)
     return seen
+
+
+def _traced_statements(engine, action) -> list[str]:
+    import psycopg
+
+    traced = []
+
+    def checkout(dbapi_connection, *_):
+        dbapi_connection.pgconn.trace(trace.fileno())
+        dbapi_connection.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        traced.append(dbapi_connection)
+
+    with tempfile.TemporaryFile() as trace:
+        sa.event.listen(engine, "checkout", checkout)
+        try:
+            action()
+        finally:
+            sa.event.remove(engine, "checkout", checkout)
+            for connection in traced:
+                if not connection.closed:
+                    connection.pgconn.untrace()
+        trace.seek(0)
+        lines = trace.read().decode(errors="replace").splitlines()
+    # frontend messages: Query "SQL" (simple protocol) and Parse "name" "SQL" (extended)
+    found = [
+        re.match(r'F\t\d+\t(?:Query\t "|Parse\t "[^"]*" ")([A-Za-z]+)', line) for line in lines
+    ]
+    return [m.group(1).upper() for m in found if m]
 
 
 def open_cells(worker):
@@ -56,7 +95,8 @@ def test_a_reveal_is_a_few_statements(app, client):
     with app.app_context():
         dialect = db.engine.dialect.name
     if dialect == "postgresql":
-        # The read, then charge + cell + event in one statement; no BEGIN/COMMIT round trips.
+        # The read, then charge + cell + event in one statement; no BEGIN/COMMIT round trips
+        # (under a bearer token too, whose cached user the request's session merged).
         assert seen == ["SELECT", "WITH"]
     else:
         assert seen == ["BEGIN", "SELECT", "COMMIT", "BEGIN", "UPDATE", "INSERT", "INSERT"]
@@ -80,6 +120,9 @@ def test_a_reveal_priced_on_a_state_that_moved_is_priced_again(app, client, monk
         return plan
 
     monkeypatch.setattr(reveal_module, "_plan", plan_then_interfere)
+    # The interfering reveal stands for one in another process: this process's per-assignment
+    # gate (which would make it wait for this one) does not hold it back.
+    monkeypatch.setattr(reveal_module, "_gate", lambda _id: contextlib.nullcontext())
     response = worker.reveal(*mine)
     assert interfered == [True, 200]
     assert response.status_code == 200
@@ -186,3 +229,41 @@ def test_concurrent_reveals_through_either_path_keep_the_chain(app, client, monk
             kapr += Fraction(event.cost_exact)
         assert Fraction(assignment.kapr_exact) == kapr <= Fraction("0.05")
     assert statuses.count(200) == len(events)
+
+
+def test_reveals_of_one_assignment_in_one_process_are_priced_once_each(app, client, monkeypatch):
+    """Threads of one process (a gunicorn worker) revealing on one assignment at once: each
+    reveal is read and priced once, none loses its compare-and-set to a sibling thread."""
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("SQLite reveals run in a transaction that holds the write lock")
+    worker = make_worker(app, client, budget=1.0)
+    targets = open_cells(worker)[:16]
+    real_plan, plans, lock = reveal_module._plan, [], threading.Lock()
+
+    def counted_plan(connection, *args):
+        with lock:
+            plans.append(args[1:4])
+        return real_plan(connection, *args)
+
+    monkeypatch.setattr(reveal_module, "_plan", counted_plan)
+    start, statuses = threading.Barrier(8), []
+
+    def run(share):
+        own = app.test_client()
+        start.wait(WAIT)
+        for pair_id, row, attribute in share:
+            response = own.post(
+                f"/api/v1/assignments/{worker.assignment_id}/reveal",
+                json={"pair_id": pair_id, "row": row, "attribute": attribute},
+                headers=worker.headers,
+            )
+            statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=run, args=(targets[n::8],)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT * 3)
+    assert statuses == [200] * len(targets)
+    assert sorted(plans) == sorted(targets)  # one pricing per reveal, no retries

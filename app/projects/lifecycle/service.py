@@ -166,7 +166,7 @@ def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) 
             )
             continue
         if rid in seen:
-            problems.append(f"source {label}, record {n}: duplicate id {rid!r}")
+            problems.append(f"source {label}, record {n}: duplicate id")
             continue
         seen.add(rid)
         identifying, sensitive = {}, {}
@@ -174,7 +174,7 @@ def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) 
             try:
                 value = normalize(a.kind, row.get(a.name)) if a.identifying else row.get(a.name)
             except ValueError as exc:
-                problems.append(f"source {label}, record {n} ({rid}), {a.name}: {exc}")
+                problems.append(f"source {label}, record {n}, {a.name}: {exc}")
                 continue
             (identifying if a.identifying else sensitive)[a.name] = value
         prepared.append({"id": rid, "identifying": identifying, "sensitive": sensitive})

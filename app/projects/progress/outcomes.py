@@ -1,8 +1,9 @@
 """What reviewers answered: the newest decision per assignment and pair, consensus, conflicts.
 
 A pair's answer per reviewer is the newest :class:`DecisionEvent` of that (assignment,
-pair). Pairs double-coded with different answers are conflicts; a majority of three or the
-manager's newest :class:`ConflictResolution` of a pair settles it (see
+pair), unless it clears the answer (:func:`~app.models.current_answer_ids`). Pairs
+double-coded with different answers are conflicts; a majority of three or the manager's
+newest :class:`ConflictResolution` of a pair settles it (see
 :mod:`app.projects.conflicts.queue`). A manager's resolver assignment gives no answers.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.extensions import db
 from app.models import (
@@ -21,6 +22,7 @@ from app.models import (
     DecisionEvent,
     Pair,
     User,
+    current_answer_ids,
 )
 from app.projects.progress.agreement import consensus
 
@@ -83,12 +85,8 @@ def outcomes(project_id: int) -> dict[int, PairOutcome]:
             select(Pair.id).where(Pair.project_id == project_id).order_by(Pair.id)
         )
     }
-    newest = (
-        select(func.max(DecisionEvent.id))
-        .join(Assignment, Assignment.id == DecisionEvent.assignment_id)
-        .where(Assignment.project_id == project_id)
-        .group_by(DecisionEvent.assignment_id, DecisionEvent.pair_id)
-    )
+    in_project = select(Assignment.id).where(Assignment.project_id == project_id)
+    newest = current_answer_ids(DecisionEvent.assignment_id.in_(in_project))
     events = {
         (e.assignment_id, e.pair_id): e
         for e in db.session.scalars(select(DecisionEvent).where(DecisionEvent.id.in_(newest)))

@@ -23,6 +23,8 @@ __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
 MAX_ID_LENGTH = 100
 #: Distinct raw values remembered per column (bounds the memo of a column of unique values).
 _MEMO_SIZE = 1 << 17
+#: Marks a value not normalised yet (``None`` is a normalised value).
+_MISS = object()
 
 
 @dataclass
@@ -55,23 +57,27 @@ class _Memo:
         self.kind, self.known = kind, {}
 
     def column(self, values, lines, name, problems) -> list[str | None]:
-        known, kind, out = self.known, self.kind, []
-        append = out.append
-        for value, line in zip(values, lines, strict=True):
-            try:
-                append(known[value])
+        known, kind = self.known, self.kind
+        get = known.get
+        out = [get(value, _MISS) for value in values]  # most values are known: one C loop
+        if _MISS not in out:
+            return out
+        for i, normal in enumerate(out):
+            if normal is not _MISS:
                 continue
-            except KeyError:
-                pass
+            value = values[i]
+            if value in known:  # repeated within this batch
+                out[i] = known[value]
+                continue
             try:
                 normal = normalize(kind, value)
             except ValueError as exc:
-                problems.append((line, False, ImportProblem(line, name, str(exc))))
-                append(None)
+                problems.append((lines[i], False, ImportProblem(lines[i], name, str(exc))))
+                out[i] = None
                 continue
             if len(known) < _MEMO_SIZE:
                 known[value] = normal
-            append(normal)
+            out[i] = normal
         return out
 
 
@@ -93,8 +99,12 @@ def scan_batches(
     on_duplicate_id: str,
     batch_size: int,
     max_value_chars: int | None,
+    values: bool = True,
 ) -> Iterator[Batch]:
     """Yield one :class:`Batch` per ``batch_size`` data rows of ``rows``.
+
+    With ``values=False`` (checking only) the batches' ``identifying`` and ``sensitive``
+    rows are left empty; lines, ids and problems are the same.
 
     ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
     that module imports this one); ``at`` maps each mapped column to its field index.
@@ -105,13 +115,15 @@ def scan_batches(
     for item in rows:
         raw.append(item)
         if len(raw) >= batch_size:
-            yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars)
+            yield _batch(
+                raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values
+            )
             raw = []
     if raw:
-        yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars)
+        yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values)
 
 
-def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batch:
+def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values) -> Batch:
     id_at, id_col, src_col = at[mapping.id_column], mapping.id_column, mapping.source_column
     src_at = at[src_col] if src_col is not None else None
     problems: list[tuple[int, bool, ImportProblem]] = []
@@ -124,7 +136,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batc
         first = seen.setdefault((source, record_id), line) if record_id else None
         duplicate = first is not None and first != line
         if duplicate and on_duplicate_id == "keep_first":
-            message = f"dropped: duplicate id {record_id!r}, kept line {first}"
+            message = f"dropped: duplicate id, kept line {first}"
             problems.append((line, True, ImportProblem(line, id_col, message)))
             continue
         before = len(problems)
@@ -137,7 +149,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batc
             message = f"id longer than {MAX_ID_LENGTH} characters"
             problems.append((line, False, ImportProblem(line, id_col, message)))
         if duplicate:
-            message = f"duplicate id {record_id!r} (first seen on line {first})"
+            message = f"duplicate id (first seen on line {first})"
             problems.append((line, False, ImportProblem(line, id_col, message)))
         if src_col is not None and not source:
             problems.append((line, False, ImportProblem(line, src_col, "empty source")))
@@ -162,6 +174,12 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batc
     problems.sort(key=lambda p: p[0])  # stable: row checks first, then columns in order
     bad.update(line for line, dropped, _ in problems if not dropped)
     batch = Batch(problems=[(dropped, p) for _, dropped, p in problems])
+    keep = range(len(lines)) if not bad else [i for i, line in enumerate(lines) if line not in bad]
+    batch.lines = [lines[i] for i in keep]
+    batch.ids = [ids[i] for i in keep]
+    batch.sources = [sources[i] for i in keep]
+    if not values:
+        return batch
     names, secret = list(columns), list(sensitive)
     identifying = [dict(zip(names, v, strict=True)) for v in zip(*columns.values(), strict=True)]
     hidden = [dict(zip(secret, v, strict=True)) for v in zip(*sensitive.values(), strict=True)]
@@ -169,10 +187,6 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit) -> Batc
         identifying = [{} for _ in lines]
     if not secret:
         hidden = [{} for _ in lines]
-    keep = range(len(lines)) if not bad else [i for i, line in enumerate(lines) if line not in bad]
-    batch.lines = [lines[i] for i in keep]
-    batch.ids = [ids[i] for i in keep]
-    batch.sources = [sources[i] for i in keep]
     batch.identifying = [identifying[i] for i in keep]
     batch.sensitive = [hidden[i] for i in keep]
     return batch

@@ -164,7 +164,8 @@ def _parsed(reader) -> Iterator[tuple[int, list[str]]]:
             return
         except csv.Error as exc:
             raise CsvImportError([ImportProblem(start, None, _csv_message(exc))]) from None
-        if any(f.strip() for f in fields):
+        # The first field (usually the id) is rarely blank: test it before the rest.
+        if fields and (fields[0].strip() or any(map(str.strip, fields))):
             yield start, fields
 
 

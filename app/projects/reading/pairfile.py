@@ -27,7 +27,6 @@ from app.projects.reading.pairfile_internal import (
     INTERNAL_STRUCTURE,
     is_internal_header,
     read_internal_rows,
-    value_free,
 )
 
 __all__ = [
@@ -193,7 +192,7 @@ def _values(
         try:
             values[name] = normalize(kind, row[name])
         except ValueError as exc:
-            problems.add(line, name, value_free(exc))
+            problems.add(line, name, str(exc))  # never quotes the value
     return values if len(values) == len(kinds) else None
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from app.core.attributes import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
-__all__ = ["INTERNAL_STRUCTURE", "is_internal_header", "read_internal_rows", "value_free"]
+__all__ = ["INTERNAL_STRUCTURE", "is_internal_header", "read_internal_rows"]
 
 #: Columns of the internal format that are not record attributes.
 INTERNAL_STRUCTURE = ("ID", "type", "file_id", "cntfn", "cntln", "same")
@@ -111,17 +111,8 @@ def _values(line, row, kinds, problems) -> dict[str, str | None] | None:
         try:
             values[name] = normalize(kind, row[name])
         except ValueError as exc:
-            problems.append(ImportProblem(line, name, value_free(exc)))
+            problems.append(ImportProblem(line, name, str(exc)))  # never quotes the value
     return values if len(values) == len(kinds) else None
-
-
-def value_free(exc: ValueError) -> str:
-    """``normalize``'s message without the value it quotes: the text before the value and
-    the reason in brackets after it (e.g. ``not a calendar date (month must be in 1..12)``)."""
-    message = str(exc)
-    head = message.split(":", 1)[0]
-    reason = message[message.rfind("(") :] if message.endswith(")") else ""
-    return f"{head} {reason}".strip()
 
 
 def _count(line, row, counts, problems) -> None:

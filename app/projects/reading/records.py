@@ -132,6 +132,7 @@ def _batches(
     on_duplicate_id: DuplicatePolicy,
     batch_size: int = BATCH_SIZE,
     max_value_chars: int | None = None,
+    values: bool = True,
 ) -> Iterator[Batch]:
     """Yield the file's batches; raise for a bad header or a file without data rows."""
     if on_duplicate_id not in ("error", "keep_first"):
@@ -142,6 +143,7 @@ def _batches(
     for batch in scan_batches(
         stream.rows, mapping, at, len(header),
         on_duplicate_id=on_duplicate_id, batch_size=batch_size, max_value_chars=max_value_chars,
+        values=values,
     ):  # fmt: skip
         any_rows = True
         yield batch
@@ -168,7 +170,10 @@ def validate_file(
     dropped: list[ImportProblem] = []
     count = 0
     with open_rows(source, delimiter=delimiter) as stream:
-        for batch in _batches(stream, mapping, on_duplicate_id, max_value_chars=max_value_chars):
+        batches = _batches(
+            stream, mapping, on_duplicate_id, max_value_chars=max_value_chars, values=False
+        )
+        for batch in batches:
             count += len(batch)
             for is_dropped, problem in batch.problems:
                 (dropped if is_dropped else errors).append(problem)

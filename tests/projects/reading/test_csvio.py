@@ -52,8 +52,8 @@ REJECTED = [
     ("no_header.csv", 1, "no mapped column in the first line, which must be the header"),
     ("missing_mapped_column.csv", 1, "no column 'dob' in the header"),
     ("duplicate_header.csv", 1, "column 'last_name' appears 2 times"),
-    ("duplicate_ids.csv", 4, "duplicate id '2' (first seen on line 3)"),
-    ("duplicate_ids_whitespace.csv", 4, "duplicate id '1' (first seen on line 2)"),
+    ("duplicate_ids.csv", 4, "duplicate id (first seen on line 3)"),
+    ("duplicate_ids_whitespace.csv", 4, "duplicate id (first seen on line 2)"),
     ("empty_id.csv", 4, "empty id"),
     ("ragged_short.csv", 4, "expected 5 fields (as in the header), found 4"),
     ("ragged_long.csv", 2, "expected 5 fields (as in the header), found 6"),
@@ -61,12 +61,12 @@ REJECTED = [
     ("blank_lines_only.csv", None, "the file is empty"),
     ("header_only.csv", 1, "header row but no data rows"),
     ("header_then_blank_rows.csv", 1, "header row but no data rows"),
-    ("bad_date.csv", 2, "not a calendar date: '02/30/1990'"),
-    ("bad_date_format.csv", 2, "not a date in MM/DD/YYYY or YYYY-MM-DD: '1990.02.01'"),
+    ("bad_date.csv", 2, "not a calendar date (day is out of range for month)"),
+    ("bad_date_format.csv", 2, "not a date in MM/DD/YYYY or YYYY-MM-DD"),
     ("unterminated_quote.csv", 2, 'unterminated quoted field: a " opened here is never closed'),
     ("text_after_quote.csv", 2, "malformed CSV (',' expected after '\"')"),
     # The quoted newline makes line 3 part of record 1, so the bad date is on line 4.
-    ("newline_then_error.csv", 4, "not a calendar date: '13/13/1985'"),
+    ("newline_then_error.csv", 4, "not a calendar date (month must be in 1..12)"),
 ]
 
 # file, detected delimiter, number of records
@@ -172,10 +172,10 @@ def test_mindfirl_dev_files_are_rejected_by_default():
     with pytest.raises(CsvImportError) as caught:
         validate_file(MINDFIRL / "dev_file1.csv", DEV_MAPPING)
     assert [(p.line, p.message) for p in caught.value.problems] == [
-        (3, "duplicate id '1' (first seen on line 2)"),
-        (5, "duplicate id '2' (first seen on line 4)"),
-        (9, "duplicate id '5' (first seen on line 8)"),
-        (12, "duplicate id '7' (first seen on line 11)"),
+        (3, "duplicate id (first seen on line 2)"),
+        (5, "duplicate id (first seen on line 4)"),
+        (9, "duplicate id (first seen on line 8)"),
+        (12, "duplicate id (first seen on line 11)"),
     ]
     with pytest.raises(CsvImportError) as caught:
         validate_file(MINDFIRL / "dev_file2.csv", DEV_MAPPING)
@@ -189,10 +189,10 @@ def test_keep_first_reproduces_mindfirl(name):
     report = validate_file(MINDFIRL / name, DEV_MAPPING, on_duplicate_id="keep_first")
     assert report.records == 15
     assert [(p.line, p.message) for p in report.dropped] == [
-        (3, "dropped: duplicate id '1', kept line 2"),
-        (5, "dropped: duplicate id '2', kept line 4"),
-        (9, "dropped: duplicate id '5', kept line 8"),
-        (12, "dropped: duplicate id '7', kept line 11"),
+        (3, "dropped: duplicate id, kept line 2"),
+        (5, "dropped: duplicate id, kept line 4"),
+        (9, "dropped: duplicate id, kept line 8"),
+        (12, "dropped: duplicate id, kept line 11"),
     ]
     got = records(MINDFIRL / name, DEV_MAPPING, on_duplicate_id="keep_first")
     assert [r.record_id for r in got] == [str(i) for i in range(1, 16)]
@@ -228,11 +228,11 @@ def test_read_records_validates_before_the_first_chunk(tmp_path):
     path = tmp_path / "late_error.csv"
     rows = "".join(f"{i},N,L,01/02/1990,n\n" for i in range(100))
     path.write_text("ID,first_name,last_name,dob,notes\n" + rows + "5,N,L,01/02/1990,n\n")
-    with pytest.raises(CsvImportError, match="duplicate id '5'"):
+    with pytest.raises(CsvImportError, match="duplicate id"):
         read_records(path, MAPPING, chunk_size=10)
     lazy = read_records(path, MAPPING, chunk_size=10, validate=False)
     assert len(next(lazy)) == 10  # streamed before the bad line was read
-    with pytest.raises(CsvImportError, match="duplicate id '5'"):
+    with pytest.raises(CsvImportError, match="duplicate id"):
         list(lazy)
 
 
@@ -242,7 +242,7 @@ def test_source_column_makes_ids_unique_per_source():
     with pytest.raises(CsvImportError) as caught:
         validate_file(data, mapping)
     assert [(p.line, p.column, p.message) for p in caught.value.problems] == [
-        (4, "ID", "duplicate id '1' (first seen on line 3)"),
+        (4, "ID", "duplicate id (first seen on line 3)"),
         (5, "src", "empty source"),
     ]
 
