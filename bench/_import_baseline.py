@@ -3,12 +3,11 @@
 :func:`install` puts the previous versions of the functions that changed back in place (in
 the bench's baseline process only): blank-row detection per row with a generator, the
 per-value memo loop, the mapping-step check building every record's dicts, ``json.dumps``
-per record and vault row, and SQLite's default page cache. Everything else the manager's
+per record and vault row. Everything else the manager's
 path does (the check, the streamed import, ``executemany`` batches) is the same code."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 from collections.abc import Iterator, Sequence
@@ -98,5 +97,4 @@ def install() -> None:
     batches._batch = every_value
     batches._Memo.column = column
     csvio._parsed = _parsed
-    service.large_cache = contextlib.nullcontext  # the default 2 MB SQLite page cache
     bulk.insert_records = service.insert_records = insert_records

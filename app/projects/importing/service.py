@@ -27,7 +27,7 @@ from app.models import (
 from app.models import ProjectKind as Kind
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
-from app.projects.lifecycle.bulk import insert_records, large_cache
+from app.projects.lifecycle.bulk import insert_records
 from app.projects.lifecycle.service import (
     CHUNK,
     AttributeSpec,
@@ -221,19 +221,18 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
     else:
         mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
         has_sensitive = any(not a.identifying for a in attributes)
-        with large_cache():
-            for label in staged.labels():
-                source = _source(project, label, staged.meta["filenames"].get(label))
-                for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
-                    insert_records(
-                        project.id, source.id, batch.ids, batch.identifying,
-                        batch.sensitive if has_sensitive else None, offset=source.record_count,
-                    )  # fmt: skip
-                    source.record_count += len(batch)
-                    done += len(batch)
-                    if progress is not None:
-                        db.session.flush()
-                        progress(done, max(total, done))
+        for label in staged.labels():
+            source = _source(project, label, staged.meta["filenames"].get(label))
+            for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
+                insert_records(
+                    project.id, source.id, batch.ids, batch.identifying,
+                    batch.sensitive if has_sensitive else None, offset=source.record_count,
+                )  # fmt: skip
+                source.record_count += len(batch)
+                done += len(batch)
+                if progress is not None:
+                    db.session.flush()
+                    progress(done, max(total, done))
     db.session.flush()
     if progress is not None:
         progress(done, max(total, done))

@@ -12,27 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from contextvars import ContextVar
+from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
-from sqlalchemy import event, inspect
+from sqlalchemy import inspect
 from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 from app.models import Record, VaultRecord
 
-__all__ = ["insert_records", "json_rows", "large_cache", "new_pseudonyms"]
+__all__ = ["insert_records", "json_rows", "new_pseudonyms"]
 
-#: SQLite page cache while a bulk import writes (KiB, per database): random pseudonyms
-#: land all over their unique index, which outgrows the default 2 MB cache at ~50k rows.
-_IMPORT_CACHE_KIB = 131072
-#: Inside :func:`large_cache`; a connection it enlarged keeps its old size under this key.
-_ENLARGING: ContextVar[bool] = ContextVar("_ENLARGING", default=False)
-_CACHE_KEY = "import_cache_size_before"
 
 _RECORD_COLUMNS = ("project_id", "source_id", "external_id", "pseudonym", "position", "values")
 _VAULT_COLUMNS = ("pseudonym", "project_id", "values")
@@ -42,46 +33,6 @@ def new_pseudonyms(count: int) -> list[str]:
     """``count`` random 128-bit pseudonyms (as :func:`app.models.record.new_pseudonym`)."""
     raw = os.urandom(16 * count).hex()
     return [raw[i : i + 32] for i in range(0, 32 * count, 32)]
-
-
-@contextmanager
-def large_cache() -> Iterator[None]:
-    """On SQLite, a larger page cache for every connection the records and vault rows are
-    written through while inside (a job commits, and may change connection, per chunk).
-
-    A connection gets its old cache back when it returns to the pool (on the thread that
-    held it, so never while another thread uses it); the transaction, journal and
-    synchronous settings stay as they are, so the import still commits or rolls back whole.
-    """
-    token = _ENLARGING.set(True)
-    try:
-        yield
-    finally:
-        _ENLARGING.reset(token)
-
-
-def _enlarge_cache(connection) -> None:
-    if not _ENLARGING.get():
-        return
-    pooled = connection.connection  # the pool's proxy: its ``info`` lives with the connection
-    raw = pooled.driver_connection
-    if not isinstance(raw, sqlite3.Connection) or _CACHE_KEY in pooled.info:
-        return
-    pooled.info[_CACHE_KEY] = raw.execute("PRAGMA cache_size").fetchone()[0]
-    raw.execute(f"PRAGMA cache_size=-{_IMPORT_CACHE_KIB}")
-    _watch_checkins(connection.engine)
-
-
-def _watch_checkins(engine) -> None:
-    if not event.contains(engine.pool, "checkin", _restore_cache):
-        event.listen(engine.pool, "checkin", _restore_cache)
-
-
-def _restore_cache(dbapi_connection, record) -> None:
-    before = record.info.pop(_CACHE_KEY, None) if record is not None else None
-    if before is not None and dbapi_connection is not None:
-        with suppress(sqlite3.Error):  # a connection being thrown away: nothing to restore
-            dbapi_connection.execute(f"PRAGMA cache_size={int(before)}")
 
 
 def insert_records(
@@ -161,6 +112,5 @@ def _write(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
                 hide_parameters=True, dialect=connection.dialect,
             ) from None  # fmt: skip
         return
-    _enlarge_cache(connection)
     marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
     connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
