@@ -66,6 +66,9 @@ class AnonymityIndex:
         self.n = n
         self._cache: dict[tuple[str, Evidence], Constraint | None] = {}
         self.translations: dict[tuple[int, str], tuple[AnonymityIndex, np.ndarray]] = {}
+        # Row-model counts already made, by constraint set (app.core.pair_costs.RowQuery): a
+        # page's rows are counted again on every preview, reload and charge.
+        self.row_counts: dict[frozenset[Constraint], int] = {}
         # Pair-model counts already made against this index (app.core.pair_anonymity), its
         # count tables (built here, so they live and die with the index) and the partner
         # states and whole-source masks they derived.
@@ -151,6 +154,7 @@ class AnonymityIndex:
         if key not in self._cache:
             if len(self._cache) > 65536:
                 self._cache.clear()
+                self.row_counts.clear()  # keyed by the constraints just forgotten
             column = self.columns[attribute]
             slots = column.allowed(evidence)
             size = int(column.counts[slots].sum()) if len(slots) else 0
