@@ -65,6 +65,8 @@ _FEW = 1 << 16
 # From this many rows on, order zero is summed once per code when codes repeat enough.
 _BY_CODE = 4096
 _PARTNERS = 32
+# Rows are answered from the pivot's list of pairs when they are at least 1/_BY_PAIRS of it.
+_BY_PAIRS = 8
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -147,6 +149,10 @@ def _count_pair(
         index.pair_partners[state] = partners
     if not partners.size():
         return 0
+    key = (care[side], want[side], frozenset(same), frozenset(unlike), state)
+    whole = _whole_count(index, key, partners, index.constraints(row))
+    if whole is not None:
+        return whole
     rows = _get(candidates)
     rows = index.candidates(row) if rows is None else rows
     rows = rows[tables.matches(rows, care[side], want[side])]
@@ -159,8 +165,7 @@ def _count_pair(
             if walked is not None:
                 return int(np.count_nonzero(walked))
     if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
-        key = (care[side], want[side], identical, different, state)
-        return int(np.count_nonzero(_whole(index, key, partners)[rows]))
+        return int(np.count_nonzero(_whole(index, key, partners).mask[rows]))
     if not len(rows):
         return 0
     return int(np.count_nonzero(_has_partner(rows, identical, different, partners)))
@@ -183,14 +188,51 @@ def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np
     return rows[allowed[values(rows)]]
 
 
-def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
+def _whole_count(index: AnonymityIndex, key: tuple, partners: Partners, mine) -> int | None:
+    """``k_i`` of a row constrained on at most one attribute (``mine``: its constraints)
+    and matching a large share of the source, from the whole-source mask's records counted
+    per value of that attribute: the row's records are never listed. ``None`` otherwise."""
+    if len(mine) > 1 or partners.constraints:
+        return None
+    (attr, c), *_ = [*mine.items(), (None, None)]
+    size = index.n if c is None else c.size
+    if size < _WHOLE_MIN or size * _WHOLE < index.n:
+        return None
+    if c is not None and len(index.columns[attr].uniques) * _WHOLE > index.n:
+        return None  # a per-value count as large as the source: list the rows instead
+    whole = _whole(index, key, partners)
+    if c is None:
+        return whole.total
+    return int(whole.per_value(attr, index.columns[attr])[c.slots].sum())
+
+
+class _Mask:
+    """The records with a partner (a whole-source mask) and their number per value."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask, self.total = mask, int(np.count_nonzero(mask))
+        self._per_value: dict[str, np.ndarray] = {}
+
+    def per_value(self, attr: str, column) -> np.ndarray:
+        """How many of the records have each slot of ``attr`` (computed once per mask)."""
+        found = self._per_value.get(attr)
+        if found is None:
+            found = np.bincount(column.slots[self.mask], minlength=len(column.uniques))
+            self._per_value[attr] = found
+        return found
+
+
+def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
     """Return the mask of the source's records (meeting the row's presence) with a partner."""
     found = index.pair_masks.get(key)
     if found is None:
         care, want, identical, different, _ = key
         everyone = index.pair_tables.pattern(care, want)
-        found = np.zeros(index.n, dtype=bool)
-        found[everyone[_has_partner(everyone, identical, different, partners)]] = True
+        if identical and not partners.complete_ok:
+            everyone = _near(everyone, identical, partners)
+        mask = np.zeros(index.n, dtype=bool)
+        mask[everyone[_has_partner(everyone, identical, different, partners)]] = True
+        found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
         index.pair_masks[key] = found
@@ -204,6 +246,10 @@ def _has_partner(rows, identical: frozenset[str], different: frozenset[str], par
     evidence, and agrees with itself on everything), so the bounds stay tight.
     """
     heavy = partners.tables.heavy
+    if _BY_PAIRS and len(rows) * _BY_PAIRS >= partners.tables.n_pairs:
+        found = partners.by_pivot(identical, different)
+        if found is not None:
+            return found[rows]
     if identical - heavy:
         tables, columns = partners.tables, partners.index.columns
         bound = np.min(

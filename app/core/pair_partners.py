@@ -126,6 +126,28 @@ class Partners:
         at = np.minimum(np.searchsorted(keys, code), len(keys) - 1)
         return np.where(keys[at] == code, counts[at], 0)
 
+    def by_pivot(self, agree: frozenset[str], differ) -> np.ndarray | None:
+        """A mask of all records with a partner agreeing on ``agree`` (holding the pivot of
+        :class:`PairTables`) and differing on ``differ``, from its list of pairs; ``None``
+        when there is none. One pass over the pairs, whatever the rows asked for."""
+        tables = self.tables
+        if tables.pairs is None or tables.pivot not in agree:
+            return None
+        i, j, agreed, differed = tables.pairs
+        kind = agreed.dtype.type
+        want_a, want_d = (
+            kind(sum(tables.bit[a] for a in agree)),
+            kind(sum(tables.bit[a] for a in differ)),
+        )
+        ok = (agreed & want_a) == want_a
+        if want_d:
+            ok &= (differed & want_d) == want_d
+        i, j = i[ok], j[ok]
+        found = np.zeros(self.index.n, dtype=bool)
+        found[i[self.contains(j)]] = True  # r = i with partner j, and the other way round
+        found[j[self.contains(i)]] = True
+        return found
+
     def walk(
         self, rows: np.ndarray, agree: frozenset[str], differ, exclude_self: bool
     ) -> np.ndarray:
