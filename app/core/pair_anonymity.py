@@ -156,6 +156,9 @@ def _count_pair(
     rows = _get(candidates)
     rows = index.candidates(row) if rows is None else rows
     rows = rows[tables.matches(rows, care[side], want[side])]
+    made = index.pair_masks.get(key)
+    if made is not None:  # this pattern's mask, made for a larger row: one gather
+        return int(np.count_nonzero(made.mask[rows]))
     identical, different = frozenset(same), frozenset(unlike)
     explicit = partners.constraints or not partners.complete_ok
     if identical and len(rows) and explicit:
@@ -227,11 +230,15 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
     found = index.pair_masks.get(key)
     if found is None:
         care, want, identical, different, _ = key
-        everyone = index.pair_tables.pattern(care, want)
-        if identical and not partners.complete_ok:
-            everyone = _near(everyone, identical, partners)
-        mask = np.zeros(index.n, dtype=bool)
-        mask[everyone[_has_partner(everyone, identical, different, partners)]] = True
+        mask = partners.by_pivot(identical, different) if _BY_PAIRS else None
+        if mask is not None:  # every record at once: keep those meeting the presence
+            mask &= index.pair_tables.matches(slice(None), care, want)
+        else:
+            everyone = index.pair_tables.pattern(care, want)
+            if identical and not partners.complete_ok:
+                everyone = _near(everyone, identical, partners)
+            mask = np.zeros(index.n, dtype=bool)
+            mask[everyone[_has_partner(everyone, identical, different, partners)]] = True
         found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
@@ -334,7 +341,10 @@ def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.
     if f in partners.tables.heavy:
         return partners.count(identical | {f}, rows) - mine
     heavy = identical & partners.tables.heavy
-    return partners.tables.light_bound(rows, f, heavy, partners.index.columns)
+    bound = partners.tables.light_bound(rows, f, heavy, partners.index.columns)
+    if partners.constraints or not partners.complete_ok:  # few partners: which values?
+        bound *= partners.holds(f, rows)
+    return bound
 
 
 def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:

@@ -49,6 +49,7 @@ class Partners:
         self._complete: np.ndarray | None = None
         self._records: np.ndarray | None = None
         self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
+        self._held: dict[str, np.ndarray] = {}
 
     def complete_records(self) -> np.ndarray:
         """The complete partner records (materialised: only when the partner discloses)."""
@@ -72,6 +73,17 @@ class Partners:
         if self._records is None:
             self._records = np.sort(np.concatenate((self.complete_records(), self.extra)))
         return self._records
+
+    def holds(self, attr: str, rows: np.ndarray) -> np.ndarray:
+        """Return a mask of the ``rows`` whose value of ``attr`` some partner record has
+        (the explicit records only: for a partner that discloses or asks for a gap)."""
+        found = self._held.get(attr)
+        if found is None:
+            column = self.index.columns[attr]
+            found = np.zeros(len(column.uniques), dtype=bool)
+            found[column.slots[self.records()]] = True
+            self._held[attr] = found
+        return found[self.index.columns[attr].slots[rows]]
 
     def contains(self, positions: np.ndarray) -> np.ndarray:
         """Return a mask of the ``positions`` that are partner records."""
