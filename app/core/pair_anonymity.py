@@ -45,7 +45,7 @@ from itertools import combinations
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex
-from app.core.attributes import Level
+from app.core.attributes import AttributeType, Level
 from app.core.evidence import Markers, Relation, Row
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
@@ -150,7 +150,7 @@ def _count_pair(
     if not partners.size():
         return 0
     key = (care[side], want[side], frozenset(same), frozenset(unlike), state)
-    whole = _whole_count(index, key, partners, index.constraints(row))
+    whole = _whole_count(index, key, partners, row)
     if whole is not None:
         return whole
     rows = _get(candidates)
@@ -191,22 +191,43 @@ def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np
     return rows[allowed[values(rows)]]
 
 
-def _whole_count(index: AnonymityIndex, key: tuple, partners: Partners, mine) -> int | None:
-    """``k_i`` of a row constrained on at most one attribute (``mine``: its constraints)
-    and matching a large share of the source, from the whole-source mask's records counted
-    per value of that attribute: the row's records are never listed. ``None`` otherwise."""
+def _whole_count(index: AnonymityIndex, key: tuple, partners: Partners, row: Row) -> int | None:
+    """``k_i`` of a row constrained on at most one attribute against a masked partner, from
+    the pattern's whole-source mask; ``None`` to count the row's records instead.
+
+    A large row is counted from the mask's records per value of its attribute, so its
+    records are never listed. A small one makes the mask first when the page will need it
+    anyway: its previews reveal each masked category, whose values are shared by a large
+    share of the source (the first page of a pair shows one such row per cell).
+    """
+    mine = index.constraints(row)
     if len(mine) > 1 or partners.constraints:
         return None
     (attr, c), *_ = [*mine.items(), (None, None)]
     size = index.n if c is None else c.size
-    if size < _WHOLE_MIN or size * _WHOLE < index.n:
-        return None
+    large = size >= _WHOLE_MIN and size * _WHOLE >= index.n
+    if not large:
+        if key not in index.pair_masks and _soon(index, row):
+            _whole(index, key, partners)
+        return None  # counted through the mask, if made, from the row's records
     if c is not None and len(index.columns[attr].uniques) * _WHOLE > index.n:
         return None  # a per-value count as large as the source: list the rows instead
     whole = _whole(index, key, partners)
     if c is None:
         return whole.total
     return int(whole.per_value(attr, index.columns[attr])[c.slots].sum())
+
+
+def _soon(index: AnonymityIndex, row: Row) -> bool:
+    """Whether revealing a masked category of ``row`` would make a large row (expected)."""
+    if index.n < _WHOLE_MIN:
+        return False
+    shared = index.pair_tables.agreement
+    return any(
+        ev.level is Level.MASKED and ev.total and shared[a] * _WHOLE >= 1
+        for a, ev in row.items()
+        if index.columns[a].kind is AttributeType.CATEGORY
+    )
 
 
 class _Mask:
