@@ -241,7 +241,10 @@ class _Mask:
         """How many of the records have each slot of ``attr`` (computed once per mask)."""
         found = self._per_value.get(attr)
         if found is None:
-            found = np.bincount(column.slots[self.mask], minlength=len(column.uniques))
+            # Records outside the mask fall on slot 0 (one pass, no selection), whose count
+            # of records with a partner and no value is then the rest of the total.
+            found = np.bincount(column.slots * self.mask, minlength=len(column.uniques))
+            found[0] = self.total - found[1:].sum()
             self._per_value[attr] = found
         return found
 
