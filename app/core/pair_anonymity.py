@@ -67,6 +67,8 @@ _BY_CODE = 4096
 _PARTNERS = 32
 # Rows are answered from the pivot's list of pairs when they are at least 1/_BY_PAIRS of it.
 _BY_PAIRS = 8
+# An order-one term whose bound is at most this for every record is first taken as that.
+_LOOSE = 64
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -299,10 +301,22 @@ def _has_partner(rows, identical: frozenset[str], different: frozenset[str], par
     first = _first(rows, identical, shared, partners, mine)
     if not others:
         return first > 0
-    found = first > sum(_most(identical, f, partners) for f in others)  # surely a partner
+    most = {f: _most(identical, f, partners) for f in others}
+    found = first > sum(most.values())  # surely a partner
     live = np.flatnonzero((first > 0) & ~found)  # order zero is an upper bound
+    # Order one, with an upper bound of each term: a lower bound. Terms whose bound is
+    # small everywhere take it first; the records that leaves unsettled then get their
+    # own bound of those terms too (one lookup per record and term).
+    loose = [f for f in others if most[f] <= _LOOSE]
     lower = first[live]
-    for f in others:  # order one, with an upper bound of each term: a lower bound
+    for f in (f for f in others if most[f] > _LOOSE):
+        bound = _bound(rows[live], identical, f, partners, mine[live])
+        lower = lower - np.minimum(bound, first[live])
+    if loose:
+        settled = lower > sum(most[f] for f in loose)
+        found[live[settled]] = True
+        live, lower = live[~settled], lower[~settled]
+    for f in loose:
         bound = _bound(rows[live], identical, f, partners, mine[live])
         lower = lower - np.minimum(bound, first[live])
     found[live[lower > 0]] = True

@@ -193,11 +193,13 @@ class PairTables:
         return found
 
     def most_both(self, heavy: frozenset[str], light: str) -> int:
-        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty)."""
+        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty), over
+        the records with a value of ``light`` (the rows a "different" marker leaves)."""
         h = min(sorted(heavy), key=self.agreement.__getitem__)
         found = self._most.get((h, light))
         if found is None:
-            found = self._most[h, light] = int(self.both[h, light].max(initial=0))
+            present = self.both[h, light][self.slots[light] != 0]
+            found = self._most[h, light] = int(present.max(initial=0))
         return found
 
     def light_bound(

@@ -37,6 +37,7 @@ def knobs(draw) -> dict:
         (pair_anonymity, "_FEW"): draw(st.sampled_from([0, 1 << 16])),
         (pair_anonymity, "_BY_CODE"): draw(st.sampled_from([0, 4, 4096])),
         (pair_anonymity, "_BY_PAIRS"): draw(st.sampled_from([0, 8, 10**9])),
+        (pair_anonymity, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
         (pair_partners, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
     }

@@ -60,6 +60,7 @@ def _patches(draw) -> list:
         (pair_anonymity, "_WHOLE"): draw(st.sampled_from([1, 4])),
         (pair_anonymity, "_WHOLE_MIN"): 0,
         (pair_anonymity, "_BY_PAIRS"): draw(st.sampled_from([0, 1, 10**9])),
+        (pair_anonymity, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
     }
     return [mock.patch.object(m, name, v) for (m, name), v in knobs.items()]
 
