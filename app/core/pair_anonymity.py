@@ -35,12 +35,17 @@ implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different a
   partner, computed once per markers and partner state (a masked partner's is shared by every
   cell of the row and every pair with the same markers); a partner that discloses something
   first narrows the row to the records sharing their identical values with one of its records.
+  Beside a masked partner, a row disclosing one attribute is counted from the mask's records
+  per value of that attribute (its records are never listed), and a small such row makes the
+  mask first when its category previews will need it anyway; once made, a mask answers any
+  row of its pattern with one gather.
+- When ``I`` holds the *pivot* (the light attribute records share least: an id), the mask is
+  one pass over the pivot's list of pairs of records sharing a value (:class:`PairTables`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import combinations
 
 import numpy as np
 
@@ -49,7 +54,7 @@ from app.core.attributes import AttributeType, Level
 from app.core.evidence import Markers, Relation, Row
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
-from app.core.pair_tables import SHARED
+from app.core.pair_search import has_partner, pivot_mask
 
 __all__ = ["count_pair"]
 
@@ -62,13 +67,7 @@ _WHOLE_MIN = 4096
 _MASKS = 16
 # A partner state with at most this many records is walked through directly.
 _FEW = 1 << 16
-# From this many rows on, order zero is summed once per code when codes repeat enough.
-_BY_CODE = 4096
 _PARTNERS = 32
-# Rows are answered from the pivot's list of pairs when they are at least 1/_BY_PAIRS of it.
-_BY_PAIRS = 8
-# An order-one term whose bound is at most this for every record is first taken as that.
-_LOOSE = 64
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
 
@@ -173,7 +172,7 @@ def _count_pair(
         return int(np.count_nonzero(_whole(index, key, partners).mask[rows]))
     if not len(rows):
         return 0
-    return int(np.count_nonzero(_has_partner(rows, identical, different, partners)))
+    return int(np.count_nonzero(has_partner(rows, identical, different, partners)))
 
 
 def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
@@ -256,7 +255,7 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
     found = index.pair_masks.get(key)
     if found is None:
         care, want, identical, different, _ = key
-        mask = partners.by_pivot(identical, different) if _BY_PAIRS else None
+        mask = pivot_mask(identical, different, partners)
         if mask is not None:  # every record at once: keep those meeting the presence
             mask &= index.pair_tables.matches(slice(None), care, want)
         else:
@@ -264,145 +263,9 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
             if identical and not partners.complete_ok:
                 everyone = _near(everyone, identical, partners)
             mask = np.zeros(index.n, dtype=bool)
-            mask[everyone[_has_partner(everyone, identical, different, partners)]] = True
+            mask[everyone[has_partner(everyone, identical, different, partners)]] = True
         found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
         index.pair_masks[key] = found
     return found
-
-
-def _has_partner(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
-    """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring).
-
-    Every count here leaves ``r`` itself out (it is in ``B`` when it meets the partner's
-    evidence, and agrees with itself on everything), so the bounds stay tight.
-    """
-    heavy = partners.tables.heavy
-    if _BY_PAIRS and len(rows) * _BY_PAIRS >= partners.tables.n_pairs:
-        found = partners.by_pivot(identical, different)
-        if found is not None:
-            return found[rows]
-    if identical - heavy:
-        tables, columns = partners.tables, partners.index.columns
-        bound = np.min(
-            [tables.light_bound(rows, a, identical & heavy, columns) for a in identical - heavy], 0
-        )
-        if identical & heavy:
-            agreeing = partners.count(identical & heavy, rows) - partners.contains(rows)
-            bound = np.minimum(bound, agreeing)
-        found = np.zeros(len(rows), dtype=bool)
-        keep = np.flatnonzero(bound > 0)
-        found[keep] = partners.walk(rows[keep], identical, different, exclude_self=True) > 0
-        return found
-    shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
-    others = sorted(different - shared)
-    mine = partners.contains(rows)
-    first = _first(rows, identical, shared, partners, mine)
-    if not others:
-        return first > 0
-    most = {f: _most(identical, f, partners) for f in others}
-    found = first > sum(most.values())  # surely a partner
-    live = np.flatnonzero((first > 0) & ~found)  # order zero is an upper bound
-    # Order one, with an upper bound of each term: a lower bound. Terms whose bound is
-    # small everywhere take it first; the records that leaves unsettled then get their
-    # own bound of those terms too (one lookup per record and term).
-    loose = [f for f in others if most[f] <= _LOOSE]
-    lower = first[live]
-    for f in (f for f in others if most[f] > _LOOSE):
-        bound = _bound(rows[live], identical, f, partners, mine[live])
-        lower = lower - np.minimum(bound, first[live])
-    if loose:
-        settled = lower > sum(most[f] for f in loose)
-        found[live[settled]] = True
-        live, lower = live[~settled], lower[~settled]
-    for f in loose:
-        bound = _bound(rows[live], identical, f, partners, mine[live])
-        lower = lower - np.minimum(bound, first[live])
-    found[live[lower > 0]] = True
-    live = live[lower <= 0]
-    partial = first[live]
-    # The rest exactly, order by order: odd orders bound from below, even from above.
-    for size in range(1, len(others) + 1):
-        if not len(live):
-            break
-        for subset in combinations(others, size):
-            hits = _bracket(rows[live], identical, frozenset(subset), shared, partners, mine[live])
-            partial = partial - hits if size % 2 else partial + hits
-        if size == len(others):  # the sum is exact
-            found[live[partial > 0]] = True
-            break
-        settled = partial > 0 if size % 2 else partial <= 0
-        if size % 2:
-            found[live[settled]] = True
-        live, partial = live[~settled], partial[~settled]
-    return found
-
-
-def _shared(partners: Partners, attr: str) -> bool:
-    return partners.tables.agreement[attr] >= SHARED
-
-
-def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """``b(∅)`` at ``rows``. It depends on a record's code over ``identical ∪ shared`` only,
-    so with many more rows than codes it is summed once per code."""
-    attrs, tables = identical | shared, partners.tables
-    if not attrs or len(rows) < _BY_CODE:
-        return _bracket(rows, identical, frozenset(), shared, partners, mine)
-    memo: dict = {}
-    code = tables.code(attrs, rows, memo)
-    needed = np.zeros(len(tables.counts[attrs]), dtype=bool)
-    needed[code] = True
-    codes = np.flatnonzero(needed)
-    if 2 * len(codes) >= len(rows):
-        total = _sum(rows, identical, shared, partners, memo)
-    else:
-        per_code = np.zeros(len(needed), dtype=np.int64)
-        per_code[codes] = _sum(tables.representatives(attrs)[codes], identical, shared, partners)
-        total = per_code[code]
-    return total if shared else total - mine
-
-
-def _most(identical: frozenset[str], f: str, partners: Partners) -> int:
-    """The largest :func:`_bound` of ``f`` over all records."""
-    tables = partners.tables
-    if f in tables.heavy:
-        return tables.most(identical | {f}) + len(partners.extra)
-    heavy = identical & tables.heavy
-    if heavy:
-        return tables.most_both(heavy, f) - 1
-    return int(partners.index.columns[f].counts[1:].max(initial=1)) - 1
-
-
-def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """An upper bound of ``b({f})`` at ``rows``: one lookup."""
-    if f in partners.tables.heavy:
-        return partners.count(identical | {f}, rows) - mine
-    heavy = identical & partners.tables.heavy
-    bound = partners.tables.light_bound(rows, f, heavy, partners.index.columns)
-    if partners.constraints or not partners.complete_ok:  # few partners: which values?
-        bound *= partners.holds(f, rows)
-    return bound
-
-
-def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """``b(S)``: the partners other than ``r`` agreeing on ``identical ∪ subset`` and
-    differing on ``shared`` (``mine``: whether each ``r`` is itself a partner record)."""
-    agree = identical | subset
-    if agree | shared <= partners.tables.heavy:
-        total = _sum(rows, agree, shared, partners)
-        # r itself agrees with itself on everything: in the sum only without "differ".
-        return total if shared else total - mine
-    return partners.walk(rows, agree, shared, exclude_self=True)
-
-
-def _sum(rows, agree: frozenset[str], shared: frozenset[str], partners: Partners, memo=None):
-    """The partners agreeing on heavy ``agree`` and differing on heavy ``shared``, ``r``
-    included: inclusion-exclusion over ``shared``, one lookup per term."""
-    total = np.zeros(len(rows), dtype=np.int64)
-    memo = {} if memo is None else memo
-    for size in range(len(shared) + 1):
-        for extra in combinations(sorted(shared), size):
-            hits = partners.count(agree | frozenset(extra), rows, memo)
-            total = total - hits if size % 2 else total + hits
-    return total

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_tables
+from app.core import pair_anonymity, pair_search, pair_tables
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
@@ -59,8 +59,8 @@ def _patches(draw) -> list:
         (pair_tables, "MAX_HEAVY"): draw(st.integers(1, 4)),
         (pair_anonymity, "_WHOLE"): draw(st.sampled_from([1, 4])),
         (pair_anonymity, "_WHOLE_MIN"): 0,
-        (pair_anonymity, "_BY_PAIRS"): draw(st.sampled_from([0, 1, 10**9])),
-        (pair_anonymity, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
+        (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 1, 10**9])),
+        (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
     }
     return [mock.patch.object(m, name, v) for (m, name), v in knobs.items()]
 
@@ -124,7 +124,7 @@ def test_one_attribute_rows_match_brute_force(data, cols):
 def test_patterns_holding_the_id_match_the_reference(data, cols):
     with (
         mock.patch.object(pair_tables, "HEAVY_GROUP", data.draw(st.sampled_from([3, 10**9]))),
-        mock.patch.object(pair_anonymity, "_BY_PAIRS", 10**9),
+        mock.patch.object(pair_search, "_BY_PAIRS", 10**9),
         mock.patch.object(pair_anonymity, "_FEW", 0),
     ):
         index = AnonymityIndex.build(cols, KINDS)
@@ -175,7 +175,7 @@ def test_a_record_alone_with_its_id_has_no_partner():
     index = AnonymityIndex.build(cols, KINDS)
     row = {"ident": Evidence.full("alone")}
     markers = {a: Marker(Relation.IDENTICAL) for a in ATTRS}
-    with mock.patch.object(pair_anonymity, "_BY_PAIRS", 10**9):
+    with mock.patch.object(pair_search, "_BY_PAIRS", 10**9):
         assert count_pair(row, {}, markers, "left", index, index) == 0
     assert count_pair_reference(row, {}, markers, "left", index, index) == 0
 
