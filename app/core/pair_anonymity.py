@@ -64,7 +64,7 @@ _REMEMBERED = 4096
 # from a whole-source mask; an index keeps _MASKS of them and _PARTNERS partner states.
 _WHOLE = 8
 _WHOLE_MIN = 4096
-_MASKS = 16
+_MASKS = 32  # a page of 10 pairs needs at most 20 (one per side)
 # A partner state with at most this many records is walked through directly.
 _FEW = 1 << 16
 _PARTNERS = 32
