@@ -263,7 +263,7 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
             if identical and not partners.complete_ok:
                 everyone = _near(everyone, identical, partners)
             mask = np.zeros(index.n, dtype=bool)
-            mask[everyone[has_partner(everyone, identical, different, partners)]] = True
+            mask[everyone] = has_partner(everyone, identical, different, partners)
         found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
