@@ -11,7 +11,9 @@ one worker an assignment and measures:
 - reveal latency and CPU through the JSON API (Flask test client, bearer token), after a
   warm-up, alternating with the **baseline**: the reveal as it was before issue 15
   (``bench/_kapr_baseline.py``), on the same assignment, in the same run;
-- GET page latency through the API, and the page preview (``page_costs`` of 10 pairs);
+- GET page latency through the API, and the page preview (``page_costs`` of 10 pairs;
+  ``bench/_kapr_preview.py``): ``--preview-rounds`` times every page, also at first sight
+  (remembered counts emptied), and ``--preview-against REV`` with REV's code on the same database;
 - the ``pair`` evidence model's page preview on the same pages, first and shown again, and
   the same first pages with the sorted-key count it replaced (baseline; ``bench/_kapr_pair.py``);
 - a naive baseline in the same run: a pure-Python loop over every record per ``k_i``
