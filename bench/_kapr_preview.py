@@ -73,7 +73,10 @@ def against(revision: str, directory: Path, assignment_id: int, token: str, roun
     root = HERE.parent
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(
-            ["git", "archive", revision, "app", "config.py"], cwd=root, check=True, capture_output=True
+            ["git", "archive", revision, "app", "config.py"],
+            cwd=root,
+            check=True,
+            capture_output=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         for name in ("_kapr_setup.py", "_kapr_preview.py"):
