@@ -9,7 +9,7 @@ then, each in a fresh process on a throwaway SQLite database:
   here, committing batch by batch as it does), then confirm (publish it) and commit;
 - **baseline**: main's path before the one pass (``bench/_import_baseline.py``): the mapping
   step's separate check of every row, then the import reading the file again, on the same
-  file;
+  file, run on the application code of ``--baseline-rev`` (exported with ``git archive``);
 - **mindfirl** (only with ``--mindfirl``): what the original MINDFIRL did, on a prefix of
   ``--baseline-max`` rows (scaled linearly above it, marked ``~``): read the whole file
   into Python dicts, then add one ORM object per record and vault row and commit.
@@ -22,14 +22,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE_REV = "484cde2"  # main before the one-pass import (issue 15 item 3)
+if "--app-root" in sys.argv:  # the baseline's application code, ahead of this checkout's
+    sys.path.insert(0, sys.argv[sys.argv.index("--app-root") + 1])
+sys.path.insert(1 if "--app-root" in sys.argv else 0, str(ROOT))
 
 from _kapr_setup import IDENTIFYING, SENSITIVE, bench_app  # noqa: E402
 
@@ -195,9 +201,23 @@ def child(args) -> None:
     print(json.dumps(result))
 
 
-def run_phase(phase: str, path: Path, args) -> dict:
+def export(rev: str, into: Path) -> Path:
+    """The application code of ``rev`` (``app/``, templates, static) under ``into``."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", rev, "app", "templates", "static", "config.py"],
+        cwd=ROOT, check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    into.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def run_phase(phase: str, path: Path, args, app_root: Path | None = None) -> dict:
     command = [sys.executable, __file__, "--phase", phase, "--csv", str(path)]
     command += ["--baseline-max", str(args.baseline_max)]
+    if app_root is not None:
+        command += ["--app-root", str(app_root)]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -208,7 +228,9 @@ def main(argv=None) -> None:
     parser.add_argument("--baseline-max", type=int, default=100_000, help="MINDFIRL's rows")
     parser.add_argument("--mindfirl", action="store_true", help="also time MINDFIRL's ORM path")
     parser.add_argument("--quick", action="store_true", help="50,000 records")
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="the baseline's code")
     parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
+    parser.add_argument("--app-root", help=argparse.SUPPRESS)
     parser.add_argument("--csv", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phase:
@@ -219,9 +241,16 @@ def main(argv=None) -> None:
         path = Path(tmp) / "people.csv"
         write_csv(path, args.records, seed=1)
         size = path.stat().st_size / 2**20
-        print(f"bench/import.py: {args.records:,} generated people ({size:.0f} MB CSV), SQLite")
+        print(
+            f"bench/import.py: {args.records:,} generated people ({size:.0f} MB CSV), SQLite;"
+            f" baseline on {args.baseline_rev}"
+        )
         phases = PHASES if args.mindfirl else PHASES[:2]
-        results = {phase: run_phase(phase, path, args) for phase in phases}
+        old = export(args.baseline_rev, Path(tmp) / "baseline")
+        results = {
+            phase: run_phase(phase, path, args, old if phase == "baseline" else None)
+            for phase in phases
+        }
     mine = results["ours"]
     for name, r in results.items():
         scale = args.records / r["rows"]

@@ -27,7 +27,7 @@ from app.models import (
 from app.models import ProjectKind as Kind
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
-from app.projects.lifecycle.bulk import insert_records
+from app.projects.lifecycle.bulk import insert_columns
 from app.projects.lifecycle.service import (
     CHUNK,
     AttributeSpec,
@@ -229,9 +229,9 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
         for label in staged.labels():
             source = _source(project, label, staged.meta["filenames"].get(label))
             for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
-                insert_records(
-                    project.id, source.id, batch.ids, batch.identifying,
-                    batch.sensitive if has_sensitive else None, offset=source.record_count,
+                insert_columns(
+                    project.id, source.id, batch.ids, batch.columns,
+                    batch.secret if has_sensitive else None, offset=source.record_count,
                 )  # fmt: skip
                 source.record_count += len(batch)
                 done += len(batch)

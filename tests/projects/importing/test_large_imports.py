@@ -71,7 +71,6 @@ def test_a_failed_job_import_leaves_no_project(app, manager, monkeypatch):  # no
     map_url = response.headers["Location"]
     from tests.projects.views.test_manage_web import mapping_form
 
-
     def broken(project, staged, plan, progress=None):
         progress(5, 10)  # commits what was written so far, as a real chunk would
         raise RuntimeError("disk full")
