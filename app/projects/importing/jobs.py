@@ -1,16 +1,20 @@
 """Run a large mapping check as a Job: progress in the job row, the project removed if it fails.
 
 Uploads above ``IMPORT_JOB_THRESHOLD`` rows are checked and written by :func:`run_check`
-through :func:`app.jobs.submit`. Progress is written (and committed) after every batch, so
-the records written so far are committed too, under a project still marked ``importing``
-(listed nowhere). A failure part-way deletes the half-made project before the job is marked
-failed, and a bad file's problems are kept in the staged upload for the mapping page; a
-process killed part-way leaves it to :mod:`app.projects.importing.recovery`. On success the
-project waits for its manager's confirmation (:mod:`app.projects.importing.pending`).
-Smaller uploads are checked and written in the request, whole or not at all.
+through :func:`app.jobs.submit`. Progress is written (and committed) after a batch at most
+every :data:`PROGRESS_SECONDS` (the progress page's refresh; each commit is a disk sync per
+database), so the records written so far are committed too, under a project still marked
+``importing`` (listed nowhere). A failure part-way deletes the half-made project before the
+job is marked failed, and a bad file's problems are kept in the staged upload for the
+mapping page; a process killed part-way leaves it to :mod:`app.projects.importing.recovery`.
+On success the project waits for its manager's confirmation
+(:mod:`app.projects.importing.pending`). Smaller uploads are checked and written in the
+request, whole or not at all.
 """
 
 from __future__ import annotations
+
+import time
 
 from flask import current_app
 from sqlalchemy import select
@@ -25,6 +29,20 @@ from app.projects.lifecycle.service import delete_project
 __all__ = ["DEFAULT_THRESHOLD", "needs_job", "run_check", "submit_check"]
 
 DEFAULT_THRESHOLD = 50_000
+PROGRESS_SECONDS = 2.0
+
+
+class _Throttled:
+    """``progress(done, total)`` passed on at most every ``seconds`` (the first call always)."""
+
+    def __init__(self, progress, seconds: float) -> None:
+        self.progress, self.seconds, self.last = progress, seconds, None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.last is None or now - self.last >= self.seconds:
+            self.last = now
+            self.progress(done, total)
 
 
 def needs_job(staged: Staged) -> bool:
@@ -45,11 +63,12 @@ def run_check(token: str, owner_id: int, *, progress) -> dict:
     staged.meta["rows"] = estimate_rows(staged)  # the progress bar's total
     try:
         project, checked = check_and_write(
-            staged, staged.meta["plan"], owner, progress=progress, job_id=current_job_id()
-        )
-        project_id = project.id
+            staged, staged.meta["plan"], owner, job_id=current_job_id(),
+            progress=_Throttled(progress, PROGRESS_SECONDS),
+        )  # fmt: skip
+        project_id, rows = project.id, sum(checked.records.values())
         remember(staged, project, checked)  # before the commit that makes it wait
-        db.session.commit()
+        progress(rows, rows)  # commits
     except Exception as exc:
         db.session.rollback()
         _remove_written(token)
