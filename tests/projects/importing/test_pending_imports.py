@@ -141,3 +141,14 @@ def test_a_new_upload_sweeps_expired_uploads_and_their_projects(app, manager, tm
     with app.app_context():
         assert db.session.get(Project, project_id) is None
         assert db.session.scalar(select(func.count(Record.id))) == 0
+
+
+def test_job_progress_is_committed_at_most_every_interval(monkeypatch):
+    from app.projects.importing import jobs
+
+    clock, calls = iter([0.0, 0.5, 1.9, 2.1, 2.2, 9.0]), []
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: next(clock))
+    throttled = jobs._Throttled(lambda done, total: calls.append(done), 2.0)
+    for done in range(1, 7):
+        throttled(done, 10)
+    assert calls == [1, 4, 6]
