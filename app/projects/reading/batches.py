@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.attributes import normalize
+from app.core.attributes import MISSING_TOKENS, AttributeType, normalize
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
@@ -67,13 +67,28 @@ def _rows(columns: dict[str, list], count: int) -> list[dict]:
     return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
 
+def id_column(values: list[str]) -> list[str | None]:
+    """``[normalize(AttributeType.ID, v) for v in values]``, ASCII values inline.
+
+    Ids are mostly distinct, so a memo would only cost; an ASCII value needs no NFC step.
+    """
+    return [
+        (None if (text := v.strip()).lower() in MISSING_TOKENS else "".join(text.split()))
+        if v.isascii()
+        else normalize(AttributeType.ID, v)
+        for v in values
+    ]
+
+
 class _Memo:
-    """Normalise one column's raw values, each distinct value once."""
+    """Normalise one column's raw values, each distinct value once (ids: see id_column)."""
 
     def __init__(self, kind) -> None:
-        self.kind, self.known = kind, {}
+        self.kind, self.known = AttributeType(kind), {}
 
     def column(self, values, lines, name, problems) -> list[str | None]:
+        if self.kind is AttributeType.ID:  # never raises
+            return id_column(values)
         known, kind = self.known, self.kind
         get = known.get
         out = [get(value, _MISS) for value in values]  # most values are known: one C loop
