@@ -104,7 +104,7 @@ def clear_decision(assignment_id: int):
     except NotInAssignment as exc:
         abort(404, str(exc))
     db.session.commit()
-    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment.id)), 201
+    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment_id)), 201
 
 
 @bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")
