@@ -35,21 +35,26 @@ implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different a
   partner, computed once per markers and partner state (a masked partner's is shared by every
   cell of the row and every pair with the same markers); a partner that discloses something
   first narrows the row to the records sharing their identical values with one of its records.
+  Beside a masked partner, a row disclosing one attribute is counted from the mask's records
+  per value of that attribute (its records are never listed), and a small such row makes the
+  mask first when its category previews will need it anyway; once made, a mask answers any
+  row of its pattern with one gather.
+- When ``I`` holds the *pivot* (the light attribute records share least: an id), the mask is
+  one pass over the pivot's list of pairs of records sharing a value (:class:`PairTables`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import combinations
 
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex
-from app.core.attributes import Level
+from app.core.attributes import AttributeType, Level
 from app.core.evidence import Markers, Relation, Row
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
-from app.core.pair_tables import SHARED
+from app.core.pair_search import has_partner, pivot_mask
 
 __all__ = ["count_pair"]
 
@@ -59,11 +64,9 @@ _REMEMBERED = 4096
 # from a whole-source mask; an index keeps _MASKS of them and _PARTNERS partner states.
 _WHOLE = 8
 _WHOLE_MIN = 4096
-_MASKS = 16
+_MASKS = 32  # a page of 10 pairs needs at most 20 (one per side)
 # A partner state with at most this many records is walked through directly.
 _FEW = 1 << 16
-# From this many rows on, order zero is summed once per code when codes repeat enough.
-_BY_CODE = 4096
 _PARTNERS = 32
 
 Candidates = np.ndarray | Callable[[], np.ndarray] | None
@@ -147,9 +150,16 @@ def _count_pair(
         index.pair_partners[state] = partners
     if not partners.size():
         return 0
+    key = (care[side], want[side], frozenset(same), frozenset(unlike), state)
+    whole = _whole_count(index, key, partners, row)
+    if whole is not None:
+        return whole
     rows = _get(candidates)
     rows = index.candidates(row) if rows is None else rows
     rows = rows[tables.matches(rows, care[side], want[side])]
+    made = index.pair_masks.get(key)
+    if made is not None:  # this pattern's mask, made for a larger row: one gather
+        return int(np.count_nonzero(made.mask[rows]))
     identical, different = frozenset(same), frozenset(unlike)
     explicit = partners.constraints or not partners.complete_ok
     if identical and len(rows) and explicit:
@@ -159,11 +169,10 @@ def _count_pair(
             if walked is not None:
                 return int(np.count_nonzero(walked))
     if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
-        key = (care[side], want[side], identical, different, state)
-        return int(np.count_nonzero(_whole(index, key, partners)[rows]))
+        return int(np.count_nonzero(_whole(index, key, partners).mask[rows]))
     if not len(rows):
         return 0
-    return int(np.count_nonzero(_has_partner(rows, identical, different, partners)))
+    return int(np.count_nonzero(has_partner(rows, identical, different, partners)))
 
 
 def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
@@ -183,132 +192,80 @@ def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np
     return rows[allowed[values(rows)]]
 
 
-def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> np.ndarray:
+def _whole_count(index: AnonymityIndex, key: tuple, partners: Partners, row: Row) -> int | None:
+    """``k_i`` of a row constrained on at most one attribute against a masked partner, from
+    the pattern's whole-source mask; ``None`` to count the row's records instead.
+
+    A large row is counted from the mask's records per value of its attribute, so its
+    records are never listed. A small one makes the mask first when the page will need it
+    anyway: its previews reveal each masked category, whose values are shared by a large
+    share of the source (the first page of a pair shows one such row per cell).
+    """
+    mine = index.constraints(row)
+    if len(mine) > 1 or partners.constraints:
+        return None
+    (attr, c), *_ = [*mine.items(), (None, None)]
+    size = index.n if c is None else c.size
+    large = size >= _WHOLE_MIN and size * _WHOLE >= index.n
+    if not large:
+        if key not in index.pair_masks and _soon(index, row):
+            _whole(index, key, partners)
+        return None  # counted through the mask, if made, from the row's records
+    if c is not None and len(index.columns[attr].uniques) * _WHOLE > index.n:
+        return None  # a per-value count as large as the source: list the rows instead
+    whole = _whole(index, key, partners)
+    if c is None:
+        return whole.total
+    return int(whole.per_value(attr, index.columns[attr])[c.slots].sum())
+
+
+def _soon(index: AnonymityIndex, row: Row) -> bool:
+    """Whether revealing a masked category of ``row`` would make a large row (expected)."""
+    if index.n < _WHOLE_MIN:
+        return False
+    shared = index.pair_tables.agreement
+    return any(
+        ev.level is Level.MASKED and ev.total and shared[a] * _WHOLE >= 1
+        for a, ev in row.items()
+        if index.columns[a].kind is AttributeType.CATEGORY
+    )
+
+
+class _Mask:
+    """The records with a partner (a whole-source mask) and their number per value."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask, self.total = mask, int(np.count_nonzero(mask))
+        self._per_value: dict[str, np.ndarray] = {}
+
+    def per_value(self, attr: str, column) -> np.ndarray:
+        """How many of the records have each slot of ``attr`` (computed once per mask)."""
+        found = self._per_value.get(attr)
+        if found is None:
+            # Records outside the mask fall on slot 0 (one pass, no selection), whose count
+            # of records with a partner and no value is then the rest of the total.
+            found = np.bincount(column.slots * self.mask, minlength=len(column.uniques))
+            found[0] = self.total - found[1:].sum()
+            self._per_value[attr] = found
+        return found
+
+
+def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
     """Return the mask of the source's records (meeting the row's presence) with a partner."""
     found = index.pair_masks.get(key)
     if found is None:
         care, want, identical, different, _ = key
-        everyone = index.pair_tables.pattern(care, want)
-        found = np.zeros(index.n, dtype=bool)
-        found[everyone[_has_partner(everyone, identical, different, partners)]] = True
+        mask = pivot_mask(identical, different, partners)
+        if mask is not None:  # every record at once: keep those meeting the presence
+            mask &= index.pair_tables.matches(slice(None), care, want)
+        else:
+            everyone = index.pair_tables.pattern(care, want)
+            if identical and not partners.complete_ok:
+                everyone = _near(everyone, identical, partners)
+            mask = np.zeros(index.n, dtype=bool)
+            mask[everyone] = has_partner(everyone, identical, different, partners)
+        found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()
         index.pair_masks[key] = found
     return found
-
-
-def _has_partner(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
-    """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring).
-
-    Every count here leaves ``r`` itself out (it is in ``B`` when it meets the partner's
-    evidence, and agrees with itself on everything), so the bounds stay tight.
-    """
-    heavy = partners.tables.heavy
-    if identical - heavy:
-        tables, columns = partners.tables, partners.index.columns
-        bound = np.min(
-            [tables.light_bound(rows, a, identical & heavy, columns) for a in identical - heavy], 0
-        )
-        if identical & heavy:
-            agreeing = partners.count(identical & heavy, rows) - partners.contains(rows)
-            bound = np.minimum(bound, agreeing)
-        found = np.zeros(len(rows), dtype=bool)
-        keep = np.flatnonzero(bound > 0)
-        found[keep] = partners.walk(rows[keep], identical, different, exclude_self=True) > 0
-        return found
-    shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
-    others = sorted(different - shared)
-    mine = partners.contains(rows)
-    first = _first(rows, identical, shared, partners, mine)
-    if not others:
-        return first > 0
-    found = first > sum(_most(identical, f, partners) for f in others)  # surely a partner
-    live = np.flatnonzero((first > 0) & ~found)  # order zero is an upper bound
-    lower = first[live]
-    for f in others:  # order one, with an upper bound of each term: a lower bound
-        bound = _bound(rows[live], identical, f, partners, mine[live])
-        lower = lower - np.minimum(bound, first[live])
-    found[live[lower > 0]] = True
-    live = live[lower <= 0]
-    partial = first[live]
-    # The rest exactly, order by order: odd orders bound from below, even from above.
-    for size in range(1, len(others) + 1):
-        if not len(live):
-            break
-        for subset in combinations(others, size):
-            hits = _bracket(rows[live], identical, frozenset(subset), shared, partners, mine[live])
-            partial = partial - hits if size % 2 else partial + hits
-        if size == len(others):  # the sum is exact
-            found[live[partial > 0]] = True
-            break
-        settled = partial > 0 if size % 2 else partial <= 0
-        if size % 2:
-            found[live[settled]] = True
-        live, partial = live[~settled], partial[~settled]
-    return found
-
-
-def _shared(partners: Partners, attr: str) -> bool:
-    return partners.tables.agreement[attr] >= SHARED
-
-
-def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """``b(∅)`` at ``rows``. It depends on a record's code over ``identical ∪ shared`` only,
-    so with many more rows than codes it is summed once per code."""
-    attrs, tables = identical | shared, partners.tables
-    if not attrs or len(rows) < _BY_CODE:
-        return _bracket(rows, identical, frozenset(), shared, partners, mine)
-    memo: dict = {}
-    code = tables.code(attrs, rows, memo)
-    needed = np.zeros(len(tables.counts[attrs]), dtype=bool)
-    needed[code] = True
-    codes = np.flatnonzero(needed)
-    if 2 * len(codes) >= len(rows):
-        total = _sum(rows, identical, shared, partners, memo)
-    else:
-        per_code = np.zeros(len(needed), dtype=np.int64)
-        per_code[codes] = _sum(tables.representatives(attrs)[codes], identical, shared, partners)
-        total = per_code[code]
-    return total if shared else total - mine
-
-
-def _most(identical: frozenset[str], f: str, partners: Partners) -> int:
-    """The largest :func:`_bound` of ``f`` over all records."""
-    tables = partners.tables
-    if f in tables.heavy:
-        return tables.most(identical | {f}) + len(partners.extra)
-    heavy = identical & tables.heavy
-    if heavy:
-        return tables.most_both(heavy, f) - 1
-    return int(partners.index.columns[f].counts[1:].max(initial=1)) - 1
-
-
-def _bound(rows, identical, f: str, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """An upper bound of ``b({f})`` at ``rows``: one lookup."""
-    if f in partners.tables.heavy:
-        return partners.count(identical | {f}, rows) - mine
-    heavy = identical & partners.tables.heavy
-    return partners.tables.light_bound(rows, f, heavy, partners.index.columns)
-
-
-def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarray) -> np.ndarray:
-    """``b(S)``: the partners other than ``r`` agreeing on ``identical ∪ subset`` and
-    differing on ``shared`` (``mine``: whether each ``r`` is itself a partner record)."""
-    agree = identical | subset
-    if agree | shared <= partners.tables.heavy:
-        total = _sum(rows, agree, shared, partners)
-        # r itself agrees with itself on everything: in the sum only without "differ".
-        return total if shared else total - mine
-    return partners.walk(rows, agree, shared, exclude_self=True)
-
-
-def _sum(rows, agree: frozenset[str], shared: frozenset[str], partners: Partners, memo=None):
-    """The partners agreeing on heavy ``agree`` and differing on heavy ``shared``, ``r``
-    included: inclusion-exclusion over ``shared``, one lookup per term."""
-    total = np.zeros(len(rows), dtype=np.int64)
-    memo = {} if memo is None else memo
-    for size in range(len(shared) + 1):
-        for extra in combinations(sorted(shared), size):
-            hits = partners.count(agree | frozenset(extra), rows, memo)
-            total = total - hits if size % 2 else total + hits
-    return total

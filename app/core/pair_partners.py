@@ -49,6 +49,7 @@ class Partners:
         self._complete: np.ndarray | None = None
         self._records: np.ndarray | None = None
         self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
+        self._held: dict[str, np.ndarray] = {}
 
     def complete_records(self) -> np.ndarray:
         """The complete partner records (materialised: only when the partner discloses)."""
@@ -72,6 +73,17 @@ class Partners:
         if self._records is None:
             self._records = np.sort(np.concatenate((self.complete_records(), self.extra)))
         return self._records
+
+    def holds(self, attr: str, rows: np.ndarray) -> np.ndarray:
+        """Return a mask of the ``rows`` whose value of ``attr`` some partner record has
+        (the explicit records only: for a partner that discloses or asks for a gap)."""
+        found = self._held.get(attr)
+        if found is None:
+            column = self.index.columns[attr]
+            found = np.zeros(len(column.uniques), dtype=bool)
+            found[column.slots[self.records()]] = True
+            self._held[attr] = found
+        return found[self.index.columns[attr].slots[rows]]
 
     def contains(self, positions: np.ndarray) -> np.ndarray:
         """Return a mask of the ``positions`` that are partner records."""
@@ -125,6 +137,28 @@ class Partners:
             return np.zeros(len(code), dtype=np.int64)
         at = np.minimum(np.searchsorted(keys, code), len(keys) - 1)
         return np.where(keys[at] == code, counts[at], 0)
+
+    def by_pivot(self, agree: frozenset[str], differ) -> np.ndarray | None:
+        """A mask of all records with a partner agreeing on ``agree`` (holding the pivot of
+        :class:`PairTables`) and differing on ``differ``, from its list of pairs; ``None``
+        when there is none. One pass over the pairs, whatever the rows asked for."""
+        tables = self.tables
+        if tables.pairs is None or tables.pivot not in agree:
+            return None
+        i, j, agreed, differed = tables.pairs
+        kind = agreed.dtype.type
+        want_a, want_d = (
+            kind(sum(tables.bit[a] for a in agree)),
+            kind(sum(tables.bit[a] for a in differ)),
+        )
+        ok = (agreed & want_a) == want_a
+        if want_d:
+            ok &= (differed & want_d) == want_d
+        i, j = i[ok], j[ok]
+        found = np.zeros(self.index.n, dtype=bool)
+        found[i[self.contains(j)]] = True  # r = i with partner j, and the other way round
+        found[j[self.contains(i)]] = True
+        return found
 
     def walk(
         self, rows: np.ndarray, agree: frozenset[str], differ, exclude_self: bool

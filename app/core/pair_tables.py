@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from app.core.value_index import ValueIndex
+from app.core.value_index import EMPTY, ValueIndex
 
 __all__ = ["MAX_HEAVY", "PairTables"]
 
@@ -90,6 +90,14 @@ class PairTables:
                     key + columns[f].slots, return_inverse=True, return_counts=True
                 )
                 self.both[h, f] = np.minimum(counts, 255).astype(np.uint8)[inverse]
+        light = [a for a in names if a not in self.heavy]
+        #: The light attribute records share least (an id), and the pairs of records sharing
+        #: a value of it (see :meth:`_pair_up`); ``None`` when it has too many such pairs.
+        self.pivot: str | None = min(light, key=self.agreement.get) if light else None
+        self.pairs: tuple[np.ndarray, ...] | None = None
+        if self.pivot is not None:
+            self.pairs = self._pair_up(columns, n)
+        self.n_pairs = len(self.pairs[0]) if self.pairs is not None else 0
 
     def _add(self, combo, columns: dict[str, ValueIndex], complete: np.ndarray, n: int) -> None:
         attrs, column = frozenset(combo), columns[combo[-1]]
@@ -109,6 +117,37 @@ class PairTables:
                 self.derived[attrs] = (parent, combo[-1], radix)
         counts = np.bincount(code[complete], minlength=size)
         self.counts[attrs] = counts.astype(_uint(int(counts.max(initial=0)) + 1))
+
+    def _pair_up(self, columns: dict[str, ValueIndex], n: int) -> tuple[np.ndarray, ...] | None:
+        """List every unordered pair of records sharing a value of the pivot, with the bits of
+        the attributes they agree on and those they differ on (both present, each).
+
+        A markers pattern whose identical attributes hold the pivot is then answered for
+        every record by one pass over these pairs (``app.core.pair_partners``). Kept only
+        while there are at most ``n`` pairs (an id: a few duplicates per person).
+        """
+        column = columns[self.pivot]
+        sizes = column.counts.astype(np.int64)
+        sizes[0] = 0  # a missing value agrees with nothing
+        if int((sizes * (sizes - 1) // 2).sum()) > n:
+            return None
+        groups = np.flatnonzero(sizes >= 2)
+        sizes, starts = sizes[groups], column.offsets[groups]
+        firsts, seconds = [], []
+        for q in range(1, int(sizes.max(initial=0))):
+            at = starts[sizes > q]
+            firsts.append(np.repeat(at, q) + np.tile(np.arange(q), len(at)))
+            seconds.append(np.repeat(at + q, q))
+        i = column.order[np.concatenate(firsts)] if firsts else EMPTY
+        j = column.order[np.concatenate(seconds)] if seconds else EMPTY
+        agree = np.zeros(len(i), dtype=self.missing.dtype)
+        differ = np.zeros(len(i), dtype=self.missing.dtype)
+        for a, c in columns.items():
+            mine, theirs, bit = c.slots[i], c.slots[j], self.missing.dtype.type(self.bit[a])
+            both = (mine != 0) & (theirs != 0)
+            agree[both & (mine == theirs)] |= bit
+            differ[both & (mine != theirs)] |= bit
+        return i, j, agree, differ
 
     def code(self, attrs: frozenset[str], positions: np.ndarray, memo=None) -> np.ndarray:
         """Return the codes over heavy ``attrs`` of the records at ``positions``.
@@ -133,6 +172,7 @@ class PairTables:
     def nbytes(self) -> int:
         own = sum(c.nbytes for t, c in self.codes.items() if len(t) > 1)  # singles are slots
         own += sum(c.nbytes for c in self.both.values())
+        own += sum(a.nbytes for a in self.pairs) if self.pairs is not None else 0
         return own + sum(c.nbytes for c in self.counts.values()) + self.missing.nbytes
 
     def representatives(self, attrs: frozenset[str]) -> np.ndarray:
@@ -153,11 +193,13 @@ class PairTables:
         return found
 
     def most_both(self, heavy: frozenset[str], light: str) -> int:
-        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty)."""
+        """The largest value :meth:`light_bound` adds one to, for ``heavy`` (non-empty), over
+        the records with a value of ``light`` (the rows a "different" marker leaves)."""
         h = min(sorted(heavy), key=self.agreement.__getitem__)
         found = self._most.get((h, light))
         if found is None:
-            found = self._most[h, light] = int(self.both[h, light].max(initial=0))
+            present = self.both[h, light][self.slots[light] != 0]
+            found = self._most[h, light] = int(present.max(initial=0))
         return found
 
     def light_bound(

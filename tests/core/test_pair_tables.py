@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_partners, pair_tables
+from app.core import pair_anonymity, pair_partners, pair_search, pair_tables
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
@@ -35,7 +35,9 @@ def knobs(draw) -> dict:
         (pair_anonymity, "_WHOLE"): draw(st.sampled_from([1, 4, 10**9])),
         (pair_anonymity, "_WHOLE_MIN"): 0,
         (pair_anonymity, "_FEW"): draw(st.sampled_from([0, 1 << 16])),
-        (pair_anonymity, "_BY_CODE"): draw(st.sampled_from([0, 4, 4096])),
+        (pair_search, "_BY_CODE"): draw(st.sampled_from([0, 4, 4096])),
+        (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 8, 10**9])),
+        (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
         (pair_partners, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
     }
