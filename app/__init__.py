@@ -34,6 +34,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     _configure(app, test_config)
+    from app.auth.sessions import CookieSessions
+
+    app.session_interface = CookieSessions()
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(MIGRATIONS_DIR))

@@ -37,16 +37,24 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
+_BY_LOWER = {name.lower(): (name, value) for name, value in HEADERS.items()}
 
 
 def register_security_headers(app: Flask) -> None:
     @app.after_request
     def add_security_headers(response: Response) -> Response:
-        for name, value in HEADERS.items():
-            response.headers.setdefault(name, value)
+        # one pass over the present names instead of a scan per setdefault (every request)
+        headers = response.headers
+        present = {name.lower() for name, _value in headers}
+        for lower, (name, value) in _BY_LOWER.items():
+            if lower not in present:
+                headers.add(name, value)
         if request.endpoint != "static":
-            response.headers["Cache-Control"] = "no-store"
-            response.headers.pop("Expires", None)
+            if "cache-control" in present or "expires" in present:
+                headers["Cache-Control"] = "no-store"
+                headers.pop("Expires", None)
+            else:
+                headers.add("Cache-Control", "no-store")
         return response
 
     app.jinja_env.finalize = _finalize

@@ -118,6 +118,53 @@ class CpuMeter:
         return sum(process_cpu(p) - self.before.get(p, 0.0) for p in self.pids_of())
 
 
+STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def machine_cpu() -> dict[str, float]:
+    """CPU seconds of the whole machine so far by ``/proc/stat`` column, all cores."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
+    return {name: int(x) / TICK for name, x in zip(STAT_FIELDS, fields, strict=True)}
+
+
+def all_processes() -> dict[int, tuple[str, float]]:
+    """pid -> (name, user + system CPU seconds) of every process now."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text.rsplit(")", 1)[1].split()
+            found[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / TICK)
+    return found
+
+
+class MachineMeter:
+    """Where all the machine's CPU went between ``start`` and ``stop``: busy and idle core
+    seconds from ``/proc/stat`` and every process's share, so nothing is hidden."""
+
+    def start(self) -> None:
+        self.machine, self.procs = machine_cpu(), all_processes()
+
+    def stop(self) -> dict:
+        columns = {k: v - self.machine[k] for k, v in machine_cpu().items()}
+        idle = columns["idle"] + columns["iowait"]  # steal counts as busy: not ours to use
+        now = all_processes()
+        by_pid = {
+            pid: (name, cpu - self.procs.get(pid, (name, 0.0))[1])
+            for pid, (name, cpu) in now.items()
+        }
+        return {
+            "busy": sum(columns.values()) - idle,
+            "idle": idle,
+            "columns": columns,
+            "by_pid": {pid: v for pid, v in by_pid.items() if v[1] > 0},
+        }
+
+
 def pct(samples, q: float) -> float:
     return float(np.percentile(np.array(samples), q)) if samples else float("nan")
 

@@ -3,11 +3,13 @@
 Generates ``--records`` synthetic people (:func:`app.datagen.write_csv`, default 1,000,000),
 then, each in a fresh process on a throwaway SQLite database:
 
-- **ours**: stage the file, validate it (:func:`check_upload`: every row, row-numbered
-  errors) and import it (:func:`import_upload`: one pass, validating while records and
-  vault rows are written batch by batch), then commit: what a manager's upload does;
-- **baseline**: the same path as it was before issue 15 item 3's work
-  (``bench/_import_baseline.py`` puts the previous functions back), on the same file;
+- **ours**: what a manager's upload does: stage the file, submit the mapping (one pass:
+  every row validated while records and vault rows are written batch by batch into a
+  project waiting for confirmation; a job above ``IMPORT_JOB_THRESHOLD`` rows, run inline
+  here, committing batch by batch as it does), then confirm (publish it) and commit;
+- **baseline**: main's path before the one pass (``bench/_import_baseline.py``): the mapping
+  step's separate check of every row, then the import reading the file again, on the same
+  file, run on the application code of ``--baseline-rev`` (exported with ``git archive``);
 - **mindfirl** (only with ``--mindfirl``): what the original MINDFIRL did, on a prefix of
   ``--baseline-max`` rows (scaled linearly above it, marked ``~``): read the whole file
   into Python dicts, then add one ORM object per record and vault row and commit.
@@ -20,14 +22,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE_REV = "484cde2"  # main before the one-pass import (issue 15 item 3)
+if "--app-root" in sys.argv:  # the baseline's application code, ahead of this checkout's
+    sys.path.insert(0, sys.argv[sys.argv.index("--app-root") + 1])
+sys.path.insert(1 if "--app-root" in sys.argv else 0, str(ROOT))
 
 from _kapr_setup import IDENTIFYING, SENSITIVE, bench_app  # noqa: E402
 
@@ -75,24 +83,68 @@ def plan() -> dict:
     }
 
 
-def ours(path: Path, tmp: Path) -> dict:
+def one_pass(staged, plan: dict, owner) -> int:
+    """The mapping step and the confirmation, as the views run them; the rows imported."""
+    from app.projects.importing import (
+        check_and_write,
+        discard,
+        discard_pending,
+        load,
+        needs_job,
+        publish,
+        remember,
+        submit_check,
+    )
+
+    discard_pending(staged)
+    db.session.commit()
+    staged.meta["plan"] = plan
+    if needs_job(staged):
+        remember(staged, None, None)
+        submit_check(staged, owner)
+        staged = load(staged.token, owner.id)
+    else:
+        project, checked = check_and_write(staged, plan, owner)
+        remember(staged, project, checked)
+        db.session.commit()
+    rows = sum(staged.meta["checked"]["records"].values())
+    publish(staged)
+    db.session.commit()
+    discard(staged)
+    return rows
+
+
+def _imported(rows: int) -> None:
+    """Fail loudly unless one ready project holds ``rows`` records (a failed job is silent)."""
+    from sqlalchemy import func, select
+
+    from app.models import Project, Record
+
+    assert db.session.scalars(select(Project.state)).all() == ["ready"]
+    assert db.session.scalar(select(func.count(Record.id))) == rows
+
+
+def ours(path: Path, tmp: Path, *, baseline: bool = False) -> dict:
     from werkzeug.datastructures import FileStorage
 
-    from app.projects.importing import check_upload, import_upload, stage
+    from app.projects.importing import stage
 
+    if baseline:
+        from _import_baseline import main_path as path_of
+    else:
+        path_of = one_pass
     with bench_app(tmp) as app, app.app_context():
         app.config["UPLOAD_FOLDER"] = str(tmp / "uploads")
+        app.config["JOBS_EXECUTOR"] = "inline"  # the job runs here: its CPU is counted
         owner = manager()
         before = rss()
         start, cpu = time.perf_counter(), time.process_time()
         with path.open("rb") as fh:
             staged = stage("Import bench", "dedupe", {"A": FileStorage(fh, path.name)}, owner.id)
-        checked = check_upload(staged, plan())
-        import_upload(staged, plan(), owner)
-        db.session.commit()
+        rows = path_of(staged, plan(), owner)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        return {"rows": checked.records["A"], "seconds": seconds, "cpu": cpu,
-                "peak": peak_rss() - before}  # fmt: skip
+        _imported(rows)
+        return {"rows": rows, "seconds": seconds, "cpu": cpu, "peak": peak_rss() - before}
 
 
 def mindfirl(path: Path, tmp: Path, limit: int) -> dict:
@@ -143,18 +195,29 @@ def child(args) -> None:
         if args.phase == "ours":
             result = ours(Path(args.csv), Path(tmp))
         elif args.phase == "baseline":
-            from _import_baseline import install
-
-            install()
-            result = ours(Path(args.csv), Path(tmp))
+            result = ours(Path(args.csv), Path(tmp), baseline=True)
         else:
             result = mindfirl(Path(args.csv), Path(tmp), args.baseline_max)
     print(json.dumps(result))
 
 
-def run_phase(phase: str, path: Path, args) -> dict:
+def export(rev: str, into: Path) -> Path:
+    """The application code of ``rev`` (``app/``, templates, static) under ``into``."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", rev, "app", "templates", "static", "config.py"],
+        cwd=ROOT, check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    into.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def run_phase(phase: str, path: Path, args, app_root: Path | None = None) -> dict:
     command = [sys.executable, __file__, "--phase", phase, "--csv", str(path)]
     command += ["--baseline-max", str(args.baseline_max)]
+    if app_root is not None:
+        command += ["--app-root", str(app_root)]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -165,7 +228,9 @@ def main(argv=None) -> None:
     parser.add_argument("--baseline-max", type=int, default=100_000, help="MINDFIRL's rows")
     parser.add_argument("--mindfirl", action="store_true", help="also time MINDFIRL's ORM path")
     parser.add_argument("--quick", action="store_true", help="50,000 records")
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="the baseline's code")
     parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
+    parser.add_argument("--app-root", help=argparse.SUPPRESS)
     parser.add_argument("--csv", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.phase:
@@ -176,9 +241,16 @@ def main(argv=None) -> None:
         path = Path(tmp) / "people.csv"
         write_csv(path, args.records, seed=1)
         size = path.stat().st_size / 2**20
-        print(f"bench/import.py: {args.records:,} generated people ({size:.0f} MB CSV), SQLite")
+        print(
+            f"bench/import.py: {args.records:,} generated people ({size:.0f} MB CSV), SQLite;"
+            f" baseline on {args.baseline_rev}"
+        )
         phases = PHASES if args.mindfirl else PHASES[:2]
-        results = {phase: run_phase(phase, path, args) for phase in phases}
+        old = export(args.baseline_rev, Path(tmp) / "baseline")
+        results = {
+            phase: run_phase(phase, path, args, old if phase == "baseline" else None)
+            for phase in phases
+        }
     mine = results["ours"]
     for name, r in results.items():
         scale = args.records / r["rows"]

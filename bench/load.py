@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _kapr_setup import bench_app, project_spec  # noqa: E402
-from _load_client import Connection, CpuMeter, children, ms, pct  # noqa: E402
+from _load_client import Connection, CpuMeter, MachineMeter, children, ms, pct  # noqa: E402
 from _load_setup import audit, make_study, pg_backends  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -173,6 +173,8 @@ async def bystander(token: str, port: int, stop: asyncio.Event, samples: list) -
 async def run_phase(name, coroutines, study, args, meters) -> dict:
     phase = Phase(args.seconds, args.max_reveals)
     stop, watch = asyncio.Event(), []
+    machine = MachineMeter()
+    machine.start()
     for meter in meters.values():
         meter.start()
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -183,6 +185,8 @@ async def run_phase(name, coroutines, study, args, meters) -> dict:
     stop.set()
     await watcher
     cpu = {k: m.stop() for k, m in meters.items()}
+    whole = machine.stop()
+    whole["groups"] = {k: set(m.pids_of()) for k, m in meters.items()}
     now = resource.getrusage(resource.RUSAGE_SELF)
     cpu["client"] = now.ru_utime + now.ru_stime - own.ru_utime - own.ru_stime
     ok = phase.statuses.get(200, 0)
@@ -197,6 +201,7 @@ async def run_phase(name, coroutines, study, args, meters) -> dict:
         "by50": pct(watch, 50),
         "by99": pct(watch, 99),
         "cpu": cpu,
+        "machine": whole,
         "answered": phase.answered,
         "decisions": phase.decisions,
     }
@@ -217,6 +222,30 @@ def report(result: dict) -> None:
         f" + PostgreSQL backends {cpu['postgres'] / ok * 1e3:.2f});"
         f" with the load generator {(server + cpu['client']) / ok * 1e3:.2f} ms"
     )
+
+
+def breakdown(result: dict) -> None:
+    """Every core second of the phase: the bench's processes, the rest by name, and idle."""
+    whole, ok = result["machine"], max(1, result["ok"])
+    shares: dict[str, float] = {}
+    client = os.getpid()
+    for pid, (name, cpu) in whole["by_pid"].items():
+        group = next((g for g, pids in whole["groups"].items() if pid in pids), None)
+        if group is None:
+            group = "load generator" if pid == client else f"other: {name}"
+        shares[group] = shares.get(group, 0.0) + cpu
+    attributed = sum(shares.values())
+    shares["unattributed (irq, exited processes)"] = whole["busy"] - attributed
+    cores = whole["busy"] + whole["idle"]
+    print(
+        f"  machine: {cores:.1f} core-s = busy {whole['busy']:.1f} + idle {whole['idle']:.1f};"
+        f" per reveal {whole['busy'] / ok * 1e3:.2f} ms busy; "
+        + ", ".join(f"{k} {v:.1f}" for k, v in whole["columns"].items() if k != "idle")
+    )
+    top = sorted(shares.items(), key=lambda kv: -kv[1])
+    listed = [kv for kv in top if kv[1] / ok * 1e3 >= 0.05][:10]
+    for name, cpu in listed:
+        print(f"    {cpu / ok * 1e3:6.2f} ms  {100 * cpu / cores:5.1f}%  {name}")
 
 
 def pg_url(schema_options: str, base: str) -> str:
@@ -294,6 +323,7 @@ def main(argv=None) -> int:
             overruns, lost = audit(study, results)
     for result in results:
         report(result)
+        breakdown(result)
     print(f"\nbudget overruns: {overruns}   lost events: {lost}   (both must be 0)")
     return 1 if overruns or lost else 0
 

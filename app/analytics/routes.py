@@ -19,7 +19,7 @@ from app.analytics.trajectory_charts import job_charts
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 from app.extensions import db
-from app.models import Assignment, Job, Project, User
+from app.models import Assignment, Job, Project, ProjectState, User
 
 BELIEF_EXAMPLE = {  # Dempster's rule is not acceptable (spec §3): Bel({a}) = 3/4 > P({a}) = 1/2
     "mode": "masses",
@@ -35,7 +35,11 @@ BELIEF_EXAMPLE = {  # Dempster's rule is not acceptable (spec §3): Bel({a}) = 3
 def home():
     counts = {
         "users": db.session.scalar(select(func.count()).select_from(User)),
-        "projects": db.session.scalar(select(func.count()).select_from(Project)),
+        "projects": db.session.scalar(
+            select(func.count())
+            .select_from(Project)
+            .where(Project.state == ProjectState.READY.value)
+        ),
         "assignments": db.session.scalar(select(func.count()).select_from(Assignment)),
         "jobs": db.session.scalar(select(func.count()).select_from(Job)),
     }

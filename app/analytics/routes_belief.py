@@ -12,7 +12,7 @@ from app.analytics.belief_report import project_audit, project_trails, rows_csv,
 from app.analytics.belief_state import AuditError, audit_scope, resolve
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Assignment, Project
+from app.models import Assignment, Project, ProjectState
 
 MAX_UPLOAD = 20 * 2**20
 
@@ -36,6 +36,7 @@ def audits():
     rows = db.session.execute(
         select(Project, func.count(Assignment.id))
         .outerjoin(Assignment, Assignment.project_id == Project.id)
+        .where(Project.state == ProjectState.READY.value)  # not an import in progress
         .group_by(Project.id)
         .order_by(Project.id)
     ).all()

@@ -11,6 +11,7 @@ from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
+from app.review.answers import answer_summary, save_answer
 from app.review.decisions import (
     DecisionError,
     NotInAssignment,
@@ -20,11 +21,8 @@ from app.review.decisions import (
     ordered_pair_ids,
     own_assignment,
     page_count,
-    progress,
-    record_decision,
     resume_page,
     submit_page,
-    tally,
 )
 
 
@@ -38,9 +36,10 @@ def worker_assignment(assignment_id: int) -> Assignment:
         abort(403, str(exc))
 
 
-def summary(assignment: Assignment) -> dict:
-    decided, total = progress(assignment.id)
-    return {"decided": decided, "total": total, "tally": tally(assignment.id)}
+def summary(assignment_id: int, found=None) -> dict:
+    """Progress and tally of the assignment (``found``: a summary read already)."""
+    found = found or answer_summary(db.session.connection(), assignment_id)
+    return {"decided": found.decided, "total": found.total, "tally": found.tally}
 
 
 @bp.get("/assignments/<int:assignment_id>/decisions")
@@ -54,7 +53,10 @@ def list_decisions(assignment_id: int):
     }
     pages = page_count(len(ordered_pair_ids(assignment.id)), assignment.project.page_size)
     return jsonify(
-        decisions=answers, resume_page=resume_page(assignment), pages=pages, **summary(assignment)
+        decisions=answers,
+        resume_page=resume_page(assignment),
+        pages=pages,
+        **summary(assignment.id),
     )
 
 
@@ -62,22 +64,24 @@ def list_decisions(assignment_id: int):
 @roles_required("worker")
 @documented("Save a decision", body=schemas.DECISION_BODY, ok=schemas.DECISION_SAVED, status=201)
 def save_decision(assignment_id: int):
-    assignment = worker_assignment(assignment_id)
-    body = json_body()
-    pair_id = body.get("pair_id")
+    body = request.get_json(silent=True)
+    body = body if isinstance(body, dict) else {}
+    pair_id, decision, confidence = (body.get(k) for k in ("pair_id", "decision", "confidence"))
     if not isinstance(pair_id, int) or isinstance(pair_id, bool):
+        worker_assignment(assignment_id)  # 404 and 403 come before a 400
+        json_body()
         abort(400, "'pair_id' must be an integer")
     try:
-        event = record_decision(
-            assignment, pair_id, body.get("decision"), body.get("confidence"), by=current_user
-        )
+        saved = save_answer(assignment_id, pair_id, decision, confidence, by=current_user)
+    except PermissionError as exc:
+        abort(403, str(exc))
     except DecisionError as exc:
         abort(400, str(exc))
     except NotInAssignment as exc:
         abort(404, str(exc))
     db.session.commit()
-    answer = {"pair_id": pair_id, "decision": event.decision, "confidence": event.confidence}
-    return jsonify(id=event.id, **answer, **summary(assignment)), 201
+    answer = {"pair_id": pair_id, "decision": decision, "confidence": confidence}
+    return jsonify(id=saved.id, **answer, **summary(assignment_id, saved.summary)), 201
 
 
 @bp.post("/assignments/<int:assignment_id>/decisions/clear")
@@ -100,7 +104,7 @@ def clear_decision(assignment_id: int):
     except NotInAssignment as exc:
         abort(404, str(exc))
     db.session.commit()
-    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment)), 201
+    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment_id)), 201
 
 
 @bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")

@@ -24,17 +24,14 @@ from app.models import (
     User,
     current_answer_ids,
 )
-
-DECISIONS = ("same", "different", "unsure")
-CONFIDENCES = ("high", "medium", "low")
-
-
-class DecisionError(ValueError):
-    """A user-facing reason an answer or a page is refused (HTTP 400)."""
-
-
-class NotInAssignment(LookupError):
-    """The pair or page is not part of the assignment (HTTP 404)."""
+from app.review.answers import (  # noqa: F401  (DECISIONS, CONFIDENCES: part of this API)
+    CONFIDENCES,
+    DECISIONS,
+    DecisionError,
+    NotInAssignment,
+    append_answer,
+    check_answer,
+)
 
 
 class PageIncomplete(DecisionError):
@@ -94,32 +91,17 @@ def page_pair_ids(assignment: Assignment, page: int) -> list[int]:
 def record_decision(
     assignment: Assignment, pair_id: int, decision: str, confidence: str | None, *, by: User
 ) -> DecisionEvent:
-    """Append ``by``'s answer for one pair of ``assignment``; the caller commits.
-
-    ``same`` and ``different`` need a confidence (high, medium, low); ``unsure`` (only when
-    the project allows it) takes none.
+    """Append ``by``'s answer for one pair of ``assignment`` in the session's transaction;
+    the caller commits. The checks of :func:`~app.review.answers.check_answer`; requests go
+    through :func:`~app.review.answers.save_answer` (fewer statements, autocommit).
     """
-    if decision not in DECISIONS:
-        raise DecisionError("the decision is one of same, different, unsure")
-    if decision == "unsure":
-        if not assignment.project.allow_unsure:
-            raise DecisionError("this project does not allow 'unsure'")
-        if confidence is not None:
-            raise DecisionError("'unsure' takes no confidence")
-    elif confidence not in CONFIDENCES:
-        raise DecisionError("the confidence is one of high, medium, low")
+    check_answer(decision, confidence, assignment.project.allow_unsure)
     if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
         raise NotInAssignment("this pair is not part of the assignment")
-    event = DecisionEvent(
-        assignment_id=assignment.id,
-        pair_id=pair_id,
-        user_id=by.id,
-        decision=decision,
-        confidence=confidence,
-    )
-    db.session.add(event)
-    db.session.flush()
-    return event
+    db.session.flush()  # pending changes first: the insert is a Core statement
+    connection = db.session.connection()
+    event_id = append_answer(connection, assignment.id, pair_id, decision, confidence, by.id)
+    return db.session.get(DecisionEvent, event_id)
 
 
 def clear_answer(assignment: Assignment, pair_id: int, *, by: User) -> DecisionEvent:

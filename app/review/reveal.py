@@ -17,39 +17,23 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 
-from psycopg.rows import namedtuple_row
-from sqlalchemy import (
-    and_,
-    bindparam,
-    func,
-    select,
-)
-from sqlalchemy.orm import aliased
+from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
 from app.core.attributes import Level
 from app.core.kapr import reveal_cost
-from app.database import begin_write, pg_rows
+from app.database import begin_write
 from app.extensions import db
-from app.models import (
-    Assignment,
-    AssignmentPair,
-    CellState,
-    Pair,
-    Project,
-    Record,
-    User,
-)
+from app.models import Assignment, User
 from app.models.base import utcnow
 from app.review.charge import charge
+from app.review.connection import gate as _gate
+from app.review.connection import statement_connection
 from app.review.refusals import BudgetExceeded, NothingToReveal, NotInAssignment
+from app.review.reveal_read import read_pair
 from app.review.risk import source_indexes
 from app.review.scope import project_schema
 from app.review.state import SIDE_NAMES, PairState
@@ -94,58 +78,6 @@ class _Plan:
     gained: int
 
 
-_RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
-_N_PAIRS = (
-    select(func.count())
-    .select_from(_LINKS)
-    .where(_LINKS.assignment_id == Assignment.id)
-    .correlate(Assignment)
-    .scalar_subquery()
-)
-# Step 1 in one statement: one row per stored cell of the pair (at least one row).
-_READ = (
-    select(
-        Assignment.worker_id,
-        Assignment.version,
-        Assignment.kapr_exact,
-        Assignment.budget,
-        Assignment.chars_disclosed,
-        Assignment.chars_total,
-        AssignmentPair.position,
-        _RA.values,
-        _RA.source_id,
-        _RB.values,
-        _RB.source_id,
-        Project.id,
-        Project.created_at,
-        Project.kappa,
-        Project.evidence_model,
-        Project.records_version,
-        _N_PAIRS,
-        CellState.row,
-        CellState.attribute_id,
-        CellState.level,
-    )
-    .select_from(Assignment)
-    .join(
-        AssignmentPair,
-        and_(
-            AssignmentPair.assignment_id == Assignment.id,
-            AssignmentPair.pair_id == bindparam("pair_id"),
-        ),
-    )
-    .join(Pair, Pair.id == AssignmentPair.pair_id)
-    .join(_RA, _RA.id == Pair.record_a_id)
-    .join(_RB, _RB.id == Pair.record_b_id)
-    .join(Project, Project.id == Assignment.project_id)
-    .outerjoin(
-        CellState,
-        and_(CellState.assignment_id == Assignment.id, CellState.pair_id == Pair.id),
-    )
-    .where(Assignment.id == bindparam("assignment_id"), Assignment.worker_id == bindparam("user"))
-)
-
-
 def reveal_cell(
     assignment_id: int, pair_id: int, row: int, attribute: str, *, by: User
 ) -> RevealResult:
@@ -159,60 +91,16 @@ def reveal_cell(
     user_id = by.id
     session = db.session()  # the request's Session (not the scoped proxy)
     args = (assignment_id, pair_id, row, attribute, user_id)
-    if _no_connection(session) and session.get_bind(Assignment).dialect.name == "postgresql":
-        connection = session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    connection, autocommit = statement_connection(session, Assignment)
+    if autocommit:
         with _gate(assignment_id):  # holds no database lock while it waits
             plan = _reveal_autocommit(connection, *args)
     else:
-        if session.new or session.dirty or session.deleted:
-            session.flush()  # the caller's pending changes are visible to the Core statements
-        plan = _reveal_in_transaction(session.connection(), *args)
+        plan = _reveal_in_transaction(connection, *args)
     cached = session.identity_map.get(identity_key(Assignment, assignment_id))
     if cached is not None:
         session.expire(cached)  # written behind the ORM's back
     return plan.result
-
-
-class _Gate:
-    __slots__ = ("lock", "__weakref__")
-
-    def __init__(self):
-        self.lock = threading.Lock()
-
-
-_gates: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_gates_lock = threading.Lock()
-
-
-@contextmanager
-def _gate(assignment_id: int):
-    """One autocommit reveal of an assignment at a time in this process (the threads of one
-    gunicorn worker).
-
-    Not needed for correctness (the compare-and-set is), but concurrent reveals of one
-    assignment in one process would mostly lose the compare-and-set and price again: in a
-    burst that was several reads and pricings per reveal. Reveals in other processes still
-    race, and the compare-and-set settles them. Only the autocommit path waits here: it holds
-    no connection state or database lock, so waiting cannot deadlock with a thread that
-    waits for such a lock.
-    """
-    with _gates_lock:
-        gate = _gates.get(assignment_id)
-        if gate is None:
-            gate = _gates[assignment_id] = _Gate()
-    with gate.lock:
-        yield
-
-
-def _no_connection(session) -> bool:
-    """Whether the session has read or written nothing in the database yet (so the reveal may
-    run in autocommit). A token-authenticated request's session has begun a transaction at
-    the ORM level only (the cached user was merged into it), with no connection: that counts
-    as nothing."""
-    if session.new or session.dirty or session.deleted:
-        return False
-    transaction = session.get_transaction()
-    return transaction is None or not getattr(transaction, "_connections", True)
 
 
 def _reveal_in_transaction(connection, *args) -> _Plan:
@@ -249,24 +137,9 @@ def _reveal_autocommit(connection, *args) -> _Plan:
     return plan
 
 
-def _read(connection, params: dict) -> list:
-    """The rows of :data:`_READ`. On PostgreSQL the statement is compiled once and run on the
-    driver's cursor, which decodes JSON and timestamps itself (no per-call cache key or
-    result metadata)."""
-    if connection.dialect.name == "postgresql":
-        sql, defaults = _compiled_read(connection.dialect)
-        return pg_rows(connection, sql, {**defaults, **params}, namedtuple_row)
-    return connection.execute(_READ, params).all()
-
-
-@cache
-def _compiled_read(dialect) -> tuple[str, dict]:
-    compiled = _READ.compile(dialect=dialect)
-    return str(compiled), dict(compiled.params)
-
-
 def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
-    rows = _read(connection, {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id})
+    params = {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id}
+    rows = read_pair(connection, params)
     if not rows:
         _explain_missing(connection, assignment_id, user_id)
     first = rows[0]

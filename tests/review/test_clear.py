@@ -12,6 +12,7 @@ from app.extensions import db
 from app.models import CLEARED, Assignment, DecisionEvent, Project, User
 from app.projects.progress.outcomes import outcomes
 from app.review import decisions as svc
+from app.review.answers import Summary, answer_summary
 from tests.factories import make_assignment, make_user
 
 
@@ -152,6 +153,10 @@ def test_the_newest_decision_reader_equals_a_simple_fold(app, study, events):
         tally = svc.tally(assignment.id)
         for decision in ("same", "different", "unsure"):
             assert tally[decision] == sum(d == decision for d, _ in reference.values())
+        # the request path's one-statement summary agrees with progress and tally
+        assert answer_summary(db.session.connection(), assignment.id) == Summary(
+            len(reference), len(assignment.pairs), tally
+        )
         answers = {
             pair_id: (a.decision, a.confidence)
             for pair_id, outcome in outcomes(project.id).items()

@@ -1,6 +1,15 @@
-"""From staged uploads to a project: the upload store, the import service, import jobs."""
+"""From staged uploads to a project: the upload store, the one-pass check, import jobs."""
 
-from app.projects.importing.jobs import needs_job, submit_import
+from app.projects.importing.jobs import needs_job, submit_check
+from app.projects.importing.pending import (
+    check_and_write,
+    check_plan,
+    checked_of,
+    discard_pending,
+    pending_project,
+    publish,
+    remember,
+)
 from app.projects.importing.service import (
     check_upload,
     default_role,
@@ -15,15 +24,22 @@ __all__ = [
     "FILES",
     "Staged",
     "UploadError",
+    "check_and_write",
+    "check_plan",
     "check_upload",
+    "checked_of",
     "default_role",
     "default_type",
     "discard",
+    "discard_pending",
     "import_upload",
     "load",
     "mapping_columns",
     "needs_job",
+    "pending_project",
     "previews",
+    "publish",
+    "remember",
     "stage",
-    "submit_import",
+    "submit_check",
 ]

@@ -1,11 +1,15 @@
-"""Remove half imports nobody can finish: the project, its vault rows, its staged upload.
+"""Remove imports nobody can finish: the project, its vault rows, its staged upload.
 
 An import marks its project ``importing`` (with ``host:pid``, the staged upload's token and
-its job, if any) until the last record is in; such a project is listed nowhere. A job import
-commits batch by batch, so a process killed part-way leaves one behind. On start (and from
-``flask`` or a timer) :func:`reconcile_imports` removes every importing project whose
-process is gone, whose job has ended, or that has made no progress for
-``IMPORT_STALE_SECONDS``, deletes its staged files and marks its job failed with the reason.
+its job, if any) until it is published; such a project is listed nowhere. While rows arrive
+``import_owner`` names the writer; a job import commits batch by batch, so a process killed
+part-way leaves one behind. Once written, the project waits for its manager's confirmation
+(``import_owner`` cleared, see :mod:`app.projects.importing.pending`). On start, on every
+new upload (and from ``flask`` or a timer) :func:`reconcile_imports` removes every importing
+project being written whose process is gone, whose job has ended, or that has made no
+progress for ``IMPORT_STALE_SECONDS``, and every waiting one whose staged upload is gone or
+older than ``UPLOAD_MAX_AGE_SECONDS``; it deletes their staged files and marks a job failed
+with the reason. A waiting project whose upload is still there is kept.
 
 When :func:`app.job_recovery.reconcile_stale_jobs` fails a stale ``import`` job,
 :func:`remove_import_of` (registered with ``on_stale``) removes its half project in the same
@@ -19,7 +23,7 @@ import logging
 import shutil
 import socket
 
-from flask import Flask
+from flask import Flask, current_app
 from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -41,6 +45,8 @@ _LIVE = ("queued", "running")
 
 def abandoned(project: Project, job: Job | None, *, now: dt.datetime, stale_after: float):
     """Why nobody can finish ``project``'s import, or ``None`` if someone still may."""
+    if project.import_owner is None:
+        return unconfirmable(project, now=now)
     host, _, pid = (project.import_owner or "").rpartition(":")
     if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
         return f"the importing process {project.import_owner} is gone"
@@ -52,11 +58,21 @@ def abandoned(project: Project, job: Job | None, *, now: dt.datetime, stale_afte
     return None
 
 
+def unconfirmable(project: Project, *, now: dt.datetime) -> str | None:
+    """Why a project waiting for confirmation never will be, or ``None`` if it still may."""
+    token = project.import_token or ""
+    meta = _root() / token / "meta.json" if _TOKEN.match(token) else None
+    if meta is None or not meta.is_file():
+        return "its staged upload is gone"
+    max_age = float(current_app.config.get("UPLOAD_MAX_AGE_SECONDS", 24 * 3600))
+    if now.timestamp() - meta.stat().st_mtime > max_age:
+        return "its staged upload expired"
+    return None
+
+
 def reconcile_imports(stale_after: float | None = None) -> list[int]:
     """Remove every abandoned import (committing each); return the removed project ids."""
     if stale_after is None:
-        from flask import current_app
-
         stale_after = float(current_app.config.get("IMPORT_STALE_SECONDS", STALE_SECONDS))
     now, removed = utcnow(), []
     query = select(Project).where(Project.state == ProjectState.IMPORTING.value)
@@ -75,7 +91,9 @@ def reconcile_imports(stale_after: float | None = None) -> list[int]:
 def remove_import_of(job: Job, reason: str) -> None:
     """Hook for a stale ``import`` job: remove the half project it was writing."""
     query = select(Project).where(
-        Project.import_job_id == job.id, Project.state == ProjectState.IMPORTING.value
+        Project.import_job_id == job.id,
+        Project.state == ProjectState.IMPORTING.value,
+        Project.import_owner.is_not(None),  # one written whole waits for its manager
     )
     for project in db.session.scalars(query).all():
         _remove(project, None, reason)

@@ -27,7 +27,7 @@ from app.models import (
 from app.models import ProjectKind as Kind
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
-from app.projects.lifecycle.bulk import insert_records
+from app.projects.lifecycle.bulk import insert_columns
 from app.projects.lifecycle.service import (
     CHUNK,
     AttributeSpec,
@@ -207,16 +207,21 @@ def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = N
     return project
 
 
-def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> None:
-    """Write the records (chunk by chunk) and pairs of ``staged`` into ``project``; flush.
+def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> Checked:
+    """Validate and write the records (chunk by chunk) and pairs of ``staged``; flush.
 
-    Files are streamed: no more than a chunk of records is held at once (pair files, which
-    must be cross-checked whole, excepted). ``progress(done, total)`` counts records.
+    One pass: each file is read once, every row checked while the clean batches are
+    written; a bad row raises :class:`CsvImportError` after the file was read on (up to 100
+    problems), and the caller rolls back or deletes ``project``. Returns what
+    :func:`check_upload` would have found. Files are streamed: no more than a chunk of
+    records is held at once (pair files, which must be cross-checked whole, excepted).
+    ``progress(done, total)`` counts records.
     """
     attributes = _attributes(plan, plan["header"])
     total, done = int(staged.meta.get("rows") or 0), 0
+    checked = Checked()
     if staged.kind == Kind.PAIRFILE:
-        _import_pairfile(project, staged, plan, attributes)
+        checked = _import_pairfile(project, staged, plan, attributes)
         done = sum(s.record_count for s in project.sources)
     else:
         mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
@@ -224,18 +229,23 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
         for label in staged.labels():
             source = _source(project, label, staged.meta["filenames"].get(label))
             for batch in _batches(f"file {label}", staged.path(label), mapping, policy):
-                insert_records(
-                    project.id, source.id, batch.ids, batch.identifying,
-                    batch.sensitive if has_sensitive else None, offset=source.record_count,
+                insert_columns(
+                    project.id, source.id, batch.ids, batch.columns,
+                    batch.secret if has_sensitive else None, offset=source.record_count,
                 )  # fmt: skip
                 source.record_count += len(batch)
                 done += len(batch)
+                checked.dropped += [
+                    f"file {label}: {p}" for dropped, p in batch.problems if dropped
+                ]
                 if progress is not None:
                     db.session.flush()
                     progress(done, max(total, done))
+            checked.records[label] = source.record_count
     db.session.flush()
     if progress is not None:
         progress(done, max(total, done))
+    return checked
 
 
 def finish_import(project: Project) -> None:
@@ -269,8 +279,11 @@ def _source(project: Project, label: str, filename: str | None) -> Source:
     return source
 
 
-def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -> None:
+def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -> Checked:
     parsed = _read_pairfile(staged, plan)
+    checked = Checked(
+        pairs=len(parsed.pairs), blocks=len({p.block_id for p in parsed.pairs if p.block_id})
+    )
     ids = {}
     for label, records in (("A", parsed.records_a), ("B", parsed.records_b)):
         source = _source(project, label, staged.meta["filenames"].get("pairs"))
@@ -282,7 +295,7 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
             }
             for record_id, values in records.items()
         ]
-        source.record_count = len(rows)
+        source.record_count = checked.records[label] = len(rows)
         ids[label] = _insert_records(project.id, source.id, rows, attributes)
     # A record pair the file repeats (under another PairID) is one more pair over the same
     # two records: each record is stored once, so anonymity sets count it once.
@@ -304,6 +317,7 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
     if staged.has("freq"):
         freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
     if freq is not None:
+        checked.frequencies = len(freq.first) + len(freq.last)
         rows = [
             {"project_id": project.id, "kind": kind, "name": name[:200], "count": count}
             for kind, table in (("F", freq.first), ("L", freq.last))
@@ -311,6 +325,7 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
         ]
         if rows:
             db.session.execute(insert(NameFrequency), rows)
+    return checked
 
 
 def name_frequencies(project_id: int) -> dict[str, dict[str, int]]:

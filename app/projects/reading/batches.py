@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.attributes import normalize
+from app.core.attributes import MISSING_TOKENS, AttributeType, normalize
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
@@ -31,15 +31,17 @@ _MISS = object()
 class Batch:
     """The clean rows of one batch, column-wise, and the problems of the others.
 
-    ``problems`` holds ``(dropped, problem)`` in line order: ``dropped`` rows were skipped
-    on purpose (``keep_first``), the others are errors.
+    ``columns`` (identifying, normalised) and ``secret`` (sensitive, verbatim) map each
+    mapped column to one value per clean row; ``identifying`` and ``sensitive`` give the
+    same as one dict per row. ``problems`` holds ``(dropped, problem)`` in line order:
+    ``dropped`` rows were skipped on purpose (``keep_first``), the others are errors.
     """
 
     lines: list[int] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     sources: list[str | None] = field(default_factory=list)
-    identifying: list[dict[str, str | None]] = field(default_factory=list)
-    sensitive: list[dict[str, str]] = field(default_factory=list)
+    columns: dict[str, list[str | None]] = field(default_factory=dict)
+    secret: dict[str, list[str]] = field(default_factory=dict)
     problems: list[tuple[bool, ImportProblem]] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -49,14 +51,44 @@ class Batch:
     def errors(self) -> list[ImportProblem]:
         return [p for dropped, p in self.problems if not dropped]
 
+    @property
+    def identifying(self) -> list[dict[str, str | None]]:
+        return _rows(self.columns, len(self))
+
+    @property
+    def sensitive(self) -> list[dict[str, str]]:
+        return _rows(self.secret, len(self))
+
+
+def _rows(columns: dict[str, list], count: int) -> list[dict]:
+    if not columns:
+        return [{} for _ in range(count)]
+    names = list(columns)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+
+def id_column(values: list[str]) -> list[str | None]:
+    """``[normalize(AttributeType.ID, v) for v in values]``, ASCII values inline.
+
+    Ids are mostly distinct, so a memo would only cost; an ASCII value needs no NFC step.
+    """
+    return [
+        (None if (text := v.strip()).lower() in MISSING_TOKENS else "".join(text.split()))
+        if v.isascii()
+        else normalize(AttributeType.ID, v)
+        for v in values
+    ]
+
 
 class _Memo:
-    """Normalise one column's raw values, each distinct value once."""
+    """Normalise one column's raw values, each distinct value once (ids: see id_column)."""
 
     def __init__(self, kind) -> None:
-        self.kind, self.known = kind, {}
+        self.kind, self.known = AttributeType(kind), {}
 
     def column(self, values, lines, name, problems) -> list[str | None]:
+        if self.kind is AttributeType.ID:  # never raises
+            return id_column(values)
         known, kind = self.known, self.kind
         get = known.get
         out = [get(value, _MISS) for value in values]  # most values are known: one C loop
@@ -103,8 +135,8 @@ def scan_batches(
 ) -> Iterator[Batch]:
     """Yield one :class:`Batch` per ``batch_size`` data rows of ``rows``.
 
-    With ``values=False`` (checking only) the batches' ``identifying`` and ``sensitive``
-    rows are left empty; lines, ids and problems are the same.
+    With ``values=False`` (checking only) the batches' ``columns`` and ``secret`` are left
+    empty; lines, ids and problems are the same.
 
     ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
     that module imports this one); ``at`` maps each mapped column to its field index.
@@ -163,30 +195,26 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
     columns = {}
     for name in mapping.identifying:
         i = at[name]
-        values = [f[i] for f in whole]
-        _too_long(values, lines, name, limit, problems)
-        columns[name] = memos[name].column(values, lines, name, problems)
+        raw_values = [f[i] for f in whole]
+        _too_long(raw_values, lines, name, limit, problems)
+        columns[name] = memos[name].column(raw_values, lines, name, problems)
     sensitive = {}
     for name in mapping.sensitive:
         i = at[name]
-        sensitive[name] = values = [f[i].strip() for f in whole]
-        _too_long(values, lines, name, limit, problems)
+        sensitive[name] = kept = [f[i].strip() for f in whole]
+        _too_long(kept, lines, name, limit, problems)
     problems.sort(key=lambda p: p[0])  # stable: row checks first, then columns in order
     bad.update(line for line, dropped, _ in problems if not dropped)
     batch = Batch(problems=[(dropped, p) for _, dropped, p in problems])
-    keep = range(len(lines)) if not bad else [i for i, line in enumerate(lines) if line not in bad]
-    batch.lines = [lines[i] for i in keep]
-    batch.ids = [ids[i] for i in keep]
-    batch.sources = [sources[i] for i in keep]
-    if not values:
-        return batch
-    names, secret = list(columns), list(sensitive)
-    identifying = [dict(zip(names, v, strict=True)) for v in zip(*columns.values(), strict=True)]
-    hidden = [dict(zip(secret, v, strict=True)) for v in zip(*sensitive.values(), strict=True)]
-    if not names:
-        identifying = [{} for _ in lines]
-    if not secret:
-        hidden = [{} for _ in lines]
-    batch.identifying = [identifying[i] for i in keep]
-    batch.sensitive = [hidden[i] for i in keep]
+    if not bad:
+        batch.lines, batch.ids, batch.sources = lines, ids, sources
+    else:
+        keep = [i for i, line in enumerate(lines) if line not in bad]
+        batch.lines = [lines[i] for i in keep]
+        batch.ids = [ids[i] for i in keep]
+        batch.sources = [sources[i] for i in keep]
+        columns = {name: [v[i] for i in keep] for name, v in columns.items()}
+        sensitive = {name: [v[i] for i in keep] for name, v in sensitive.items()}
+    if values:
+        batch.columns, batch.secret = columns, sensitive
     return batch

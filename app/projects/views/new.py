@@ -1,4 +1,9 @@
-"""Create a project in the browser: upload → preview and mapping → validation → import."""
+"""Create a project in the browser: upload → mapping → one-pass check → confirm.
+
+Submitting the mapping checks every row while writing the records into a project that waits,
+unlisted, for its manager (:mod:`app.projects.importing.pending`); "Import" publishes it.
+Large uploads are checked by a job behind a progress page that leads to the same checked page.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +13,28 @@ from flask_login import current_user
 from app.auth.decorators import roles_required
 from app.core.attributes import AttributeType
 from app.extensions import db
-from app.models import EvidenceModel, Job
+from app.models import EvidenceModel, Job, Project
 from app.projects.importing import (
     FILES,
     Staged,
     UploadError,
-    check_upload,
+    check_and_write,
+    check_plan,
+    checked_of,
     default_role,
     default_type,
     discard,
-    import_upload,
+    discard_pending,
     load,
     mapping_columns,
     needs_job,
     previews,
+    publish,
+    remember,
     stage,
-    submit_import,
+    submit_check,
 )
+from app.projects.importing.recovery import reconcile_imports
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading import CsvImportError
 from app.projects.views.blueprint import bp
@@ -44,13 +54,30 @@ def _staged(token: str) -> Staged:
         abort(404, str(exc))
 
 
-def _mapping_page(staged: Staged, shown, columns, problems=(), status=200):
+def _mapping_page(staged: Staged, shown, columns, problems=(), status=200, form=None):
     return render_template(
         "projects/map.html", staged=staged, shown=shown, columns=columns,
         problems=list(problems), roles=ROLES, types=list(AttributeType),
         default_type=default_type, default_role=default_role, models=list(EvidenceModel),
-        form=request.form,
+        form=request.form if form is None else form,
     ), status  # fmt: skip
+
+
+def _plan(staged: Staged, columns: list[str]) -> dict:
+    """The mapping form as a plan; raises ``FormError`` / ``ProjectSpecError`` if it is bad."""
+    plan = parse_columns(request.form, columns, with_id=staged.kind != "pairfile")
+    plan["header"], plan["settings"] = columns, parse_settings(request.form)
+    plan["on_duplicate_id"] = (
+        "keep_first" if request.form.get("on_duplicate_id") == "keep_first" else "error"
+    )
+    check_plan(plan)
+    return plan
+
+
+def _checked_page(staged: Staged, checked):
+    return render_template(
+        "projects/checked.html", staged=staged, plan=staged.meta["plan"], checked=checked
+    )
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -64,6 +91,7 @@ def new():
     except UploadError as exc:
         flash(str(exc), "error")
         return render_template("projects/new.html", files=FILES, form=request.form), 400
+    reconcile_imports()  # projects waiting on uploads the stage just swept go with them
     return redirect(url_for("projects.map_columns", token=staged.token))
 
 
@@ -76,38 +104,64 @@ def map_columns(token: str):
     except CsvImportError as exc:
         return _mapping_page(staged, {}, [], _problems(exc), 400)
     columns = mapping_columns(staged, shown)
-    if request.method == "GET":
-        return _mapping_page(staged, shown, columns)
+    if request.method == "GET":  # after a failed job check: its problems, the form as sent
+        form = staged.meta.get("form", {})
+        return _mapping_page(staged, shown, columns, staged.meta.get("problems", ()), form=form)
     try:
-        plan = parse_columns(request.form, columns, with_id=staged.kind != "pairfile")
-        plan["header"], plan["settings"] = columns, parse_settings(request.form)
-        plan["on_duplicate_id"] = (
-            "keep_first" if request.form.get("on_duplicate_id") == "keep_first" else "error"
-        )
-        checked = check_upload(staged, plan)
-    except REJECTED as exc:
+        plan = _plan(staged, columns)
+        discard_pending(staged)  # a new check replaces the one waiting for confirmation
+    except (*REJECTED, UploadError) as exc:
         return _mapping_page(staged, shown, columns, _problems(exc), 400)
+    db.session.commit()
     staged.meta["plan"] = plan
-    staged.meta["rows"] = sum(checked.records.values())
+    staged.meta["form"] = {k: v for k, v in request.form.items() if k != "csrf_token"}
+    if needs_job(staged):
+        remember(staged, None, None)
+        job_id = submit_check(staged, current_user)
+        return redirect(url_for("projects.import_job", job_id=job_id, token=token))
+    try:
+        project, checked = check_and_write(staged, plan, current_user)
+    except REJECTED as exc:
+        db.session.rollback()
+        remember(staged, None, None)
+        return _mapping_page(staged, shown, columns, _problems(exc), 400)
+    remember(staged, project, checked)
+    db.session.commit()
+    return _checked_page(staged, checked)
+
+
+@bp.get("/new/<token>/checked")
+@roles_required("manager")
+def checked(token: str):
+    staged = _staged(token)
+    found = checked_of(staged)
+    if found is None:
+        return redirect(url_for("projects.map_columns", token=token))
+    return _checked_page(staged, found)
+
+
+@bp.post("/new/<token>/back")
+@roles_required("manager")
+def back_to_mapping(token: str):
+    staged = _staged(token)
+    try:
+        discard_pending(staged)
+    except UploadError as exc:
+        flash(str(exc), "error")
     staged.save()
-    return render_template("projects/checked.html", staged=staged, plan=plan, checked=checked)
+    db.session.commit()
+    return redirect(url_for("projects.map_columns", token=token))
 
 
 @bp.post("/new/<token>/import")
 @roles_required("manager")
 def import_project(token: str):
     staged = _staged(token)
-    if "plan" not in staged.meta:
-        return redirect(url_for("projects.map_columns", token=token))
-    if needs_job(staged):
-        job_id = submit_import(staged, current_user)
-        return redirect(url_for("projects.import_job", job_id=job_id))
     try:
-        project = import_upload(staged, staged.meta["plan"], current_user)
-    except REJECTED as exc:
-        db.session.rollback()
-        shown = previews(staged)
-        return _mapping_page(staged, shown, mapping_columns(staged, shown), _problems(exc), 400)
+        project = publish(staged)
+    except UploadError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("projects.map_columns", token=token))
     db.session.commit()
     discard(staged)
     flash(f"Project {project.name!r} created.", "info")
@@ -120,4 +174,14 @@ def import_job(job_id: int):
     job = db.session.get(Job, job_id)
     if job is None or job.created_by != current_user.id or job.kind != "import":
         abort(404, "no such import of yours")
-    return render_template("projects/import_job.html", job=job)
+    token = request.args.get("token") or (job.result or {}).get("token")
+    try:
+        staged = load(token, current_user.id) if job.status in ("done", "failed") else None
+    except UploadError:  # confirmed (or expired) since: the page says how the job ended
+        staged = None
+    if staged is not None and job.status == "done" and checked_of(staged) is not None:
+        return redirect(url_for("projects.checked", token=token))
+    if staged is not None and job.status == "failed" and staged.meta.get("problems"):
+        return redirect(url_for("projects.map_columns", token=token))
+    project = db.session.get(Project, (job.result or {}).get("project_id") or 0)
+    return render_template("projects/import_job.html", job=job, project=project)

@@ -43,7 +43,7 @@ CHILD = textwrap.dedent(
     config, token, owner_id, job_id = json.loads(sys.argv[2])
     from app import create_app
     import app.jobs as jobs
-    from app.projects.importing.jobs import run_import
+    from app.projects.importing.jobs import run_check
     from app.projects.reading import records
 
     records.stream_batches.__kwdefaults__["batch_size"] = 100
@@ -58,7 +58,7 @@ CHILD = textwrap.dedent(
 
     jobs._set = stall_after_first_batch
     app = create_app(config)
-    jobs._run_in_app(app, job_id, run_import, (token, owner_id), jobs.InlineExecutor())
+    jobs._run_in_app(app, job_id, run_check, (token, owner_id), jobs.InlineExecutor())
     """
 )
 

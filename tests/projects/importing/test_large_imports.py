@@ -39,24 +39,31 @@ def test_an_import_above_the_threshold_runs_as_a_job_with_progress(app, manager,
     with app.app_context():
         staged = stage_files("Big", "dedupe", people["max"], A=path)
     map_url = f"/projects/new/{staged.token}/map"
-    checked = manager.post(map_url, data=mapping())
-    assert checked.status_code == 200 and b"60000 records" in checked.data
-    started = manager.post(map_url.replace("/map", "/import"))
+    started = manager.post(map_url, data=mapping())  # checked and written by a job
     assert started.status_code == 302 and "/projects/jobs/" in started.headers["Location"]
-    page = manager.get(started.headers["Location"])
-    assert page.status_code == 200 and b"Open the project" in page.data
+    job_page = manager.get(started.headers["Location"])  # done: on to the checked page
+    assert job_page.headers["Location"].endswith(f"/new/{staged.token}/checked")
+    checked = manager.get(job_page.headers["Location"])
+    assert checked.status_code == 200 and b"60000 records" in checked.data
     with app.app_context():
         job = db.session.scalars(select(Job)).one()
         assert (job.kind, job.status) == ("import", "done")
         assert job.progress_total == job.progress_done == ROWS
         project = db.session.get(Project, job.result["project_id"])
-        assert project.sources[0].record_count == ROWS
+        assert project.state == "importing" and project.import_owner is None  # waiting
         assert db.session.scalar(select(func.count(Record.id))) == ROWS
+    assert b"Big" not in manager.get("/projects/").data
+    done = manager.post(map_url.replace("/map", "/import"))  # only publishes
+    assert done.headers["Location"].endswith(f"/projects/{job.result['project_id']}")
+    with app.app_context():
+        project = db.session.get(Project, job.result["project_id"])
+        assert project.state == "ready" and project.sources[0].record_count == ROWS
+    assert b"Open the project" in manager.get(started.headers["Location"]).data
     assert list((tmp_path / "uploads").iterdir()) == []  # the staged files are gone
 
 
 def test_a_failed_job_import_leaves_no_project(app, manager, monkeypatch):  # noqa: F811
-    from app.projects.importing import jobs as import_jobs
+    from app.projects.importing import pending
     from tests.projects.conftest import MINDFIRL
 
     app.config["IMPORT_JOB_THRESHOLD"] = 10
@@ -64,14 +71,12 @@ def test_a_failed_job_import_leaves_no_project(app, manager, monkeypatch):  # no
     map_url = response.headers["Location"]
     from tests.projects.views.test_manage_web import mapping_form
 
-    manager.post(map_url, data=mapping_form())
-
     def broken(project, staged, plan, progress=None):
         progress(5, 10)  # commits what was written so far, as a real chunk would
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(import_jobs, "fill_import", broken)
-    started = manager.post(map_url.replace("/map", "/import"))
+    monkeypatch.setattr(pending, "fill_import", broken)
+    started = manager.post(map_url, data=mapping_form())
     page = manager.get(started.headers["Location"])
     assert b"failed" in page.data and b"disk full" in page.data
     with app.app_context():

@@ -1,0 +1,85 @@
+"""Step 1 of a reveal in one statement: the assignment's budget, KAPR and ``version``, the
+pair's position and both records' values, the project's scale and the pair's stored cells.
+
+One row per stored cell of the pair (at least one row); none when the assignment is not the
+user's or the pair is not in it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from psycopg.rows import namedtuple_row
+from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy.orm import aliased
+
+from app.database import pg_rows
+from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record
+
+_RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
+_N_PAIRS = (
+    select(func.count())
+    .select_from(_LINKS)
+    .where(_LINKS.assignment_id == Assignment.id)
+    .correlate(Assignment)
+    .scalar_subquery()
+)
+_READ = (
+    select(
+        Assignment.worker_id,
+        Assignment.version,
+        Assignment.kapr_exact,
+        Assignment.budget,
+        Assignment.chars_disclosed,
+        Assignment.chars_total,
+        AssignmentPair.position,
+        _RA.values,
+        _RA.source_id,
+        _RB.values,
+        _RB.source_id,
+        Project.id,
+        Project.created_at,
+        Project.kappa,
+        Project.evidence_model,
+        Project.records_version,
+        _N_PAIRS,
+        CellState.row,
+        CellState.attribute_id,
+        CellState.level,
+    )
+    .select_from(Assignment)
+    .join(
+        AssignmentPair,
+        and_(
+            AssignmentPair.assignment_id == Assignment.id,
+            AssignmentPair.pair_id == bindparam("pair_id"),
+        ),
+    )
+    .join(Pair, Pair.id == AssignmentPair.pair_id)
+    .join(_RA, _RA.id == Pair.record_a_id)
+    .join(_RB, _RB.id == Pair.record_b_id)
+    .join(Project, Project.id == Assignment.project_id)
+    .outerjoin(
+        CellState,
+        and_(CellState.assignment_id == Assignment.id, CellState.pair_id == Pair.id),
+    )
+    .where(Assignment.id == bindparam("assignment_id"), Assignment.worker_id == bindparam("user"))
+)
+
+
+def read_pair(connection, params: dict) -> list:
+    """The rows of the read for ``params`` (``assignment_id``, ``pair_id``, ``user``).
+
+    On PostgreSQL the statement is compiled once and run on the driver's cursor, which
+    decodes JSON and timestamps itself (no per-call cache key or result metadata).
+    """
+    if connection.dialect.name == "postgresql":
+        sql, defaults = _compiled_read(connection.dialect)
+        return pg_rows(connection, sql, {**defaults, **params}, namedtuple_row)
+    return connection.execute(_READ, params).all()
+
+
+@cache
+def _compiled_read(dialect) -> tuple[str, dict]:
+    compiled = _READ.compile(dialect=dialect)
+    return str(compiled), dict(compiled.params)
