@@ -11,7 +11,9 @@ one worker an assignment and measures:
 - reveal latency and CPU through the JSON API (Flask test client, bearer token), after a
   warm-up, alternating with the **baseline**: the reveal as it was before issue 15
   (``bench/_kapr_baseline.py``), on the same assignment, in the same run;
-- GET page latency through the API, and the page preview (``page_costs`` of 10 pairs);
+- GET page latency through the API, and the page preview (``page_costs`` of 10 pairs;
+  ``bench/_kapr_preview.py``): ``--preview-rounds`` times every page, also at first sight
+  (remembered counts emptied), and ``--preview-against REV`` with REV's code on the same database;
 - the ``pair`` evidence model's page preview on the same pages, first and shown again, and
   the same first pages with the sorted-key count it replaced (baseline; ``bench/_kapr_pair.py``);
 - a naive baseline in the same run: a pure-Python loop over every record per ``k_i``
@@ -39,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _kapr_baseline import register as register_baseline  # noqa: E402
 from _kapr_pair import PAIR_HEADER, pair_phase, pair_report, pair_row  # noqa: E402
+from _kapr_preview import against, preview_phase  # noqa: E402
 from _kapr_setup import (  # noqa: E402
     bench_app,
     make_worker,
@@ -51,7 +54,7 @@ from _kapr_setup import (  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.models import Assignment  # noqa: E402
 from app.review.risk import source_index  # noqa: E402
-from app.review.services import Context, page_costs, page_of, pair_states  # noqa: E402
+from app.review.services import Context, page_of, pair_states  # noqa: E402
 from app.review.state import SIDE_NAMES  # noqa: E402
 
 
@@ -63,6 +66,15 @@ def rss() -> int:
 def pct(samples: list[float], q: float) -> float:
     """The ``q``-th percentile, NaN when nothing was measured (e.g. ``--pair-pages 0``)."""
     return float(np.percentile(np.array(samples), q)) if samples else float("nan")
+
+
+def spread(found: dict) -> dict:
+    """p50/p99 of wall and CPU seconds per page (``{}`` when nothing was timed)."""
+    if not found:
+        return {}
+    return {f"{kind}{q}": pct(found[kind], q) for kind in ("wall", "cpu") for q in (50, 99)} | {
+        "n": len(found["wall"])
+    }
 
 
 def ms(seconds: float) -> str:
@@ -121,22 +133,6 @@ def api_phase(app, assignment_id: int, token: str, reveals: int, rng) -> dict:
     }
 
 
-def preview_phase(assignment_id: int, pages: int, model: str | None = None) -> list[float]:
-    """Time ``page_costs`` of each page (optionally under another evidence model)."""
-    ctx = Context.of(db.session.get(Assignment, assignment_id))
-    if model:
-        ctx.project.evidence_model = model  # in memory only: rolled back below
-    times = []
-    for page in range(1, pages + 1):
-        pairs, _ = page_of(ctx, page)
-        states = pair_states(ctx, pairs)
-        start = time.perf_counter()
-        page_costs(ctx, pairs, states)
-        times.append(time.perf_counter() - start)
-    db.session.rollback()
-    return times
-
-
 def naive_phase(assignment_id: int, index, limit: int, pages: int) -> dict:
     """Time the pure-Python scan on one page and on single pairs (a reveal's work)."""
     values = naive_columns(index, limit)
@@ -183,7 +179,13 @@ def run(n: int, args) -> dict:
             db.session.rollback()
         api = api_phase(app, assignment_id, token, args.reveals, rng)
         with app.app_context():
-            preview = preview_phase(assignment_id, api["pages"])
+            rounds = args.preview_rounds
+            preview = preview_phase(assignment_id, api["pages"], rounds)
+            cold = preview_phase(assignment_id, api["pages"], rounds, cold=True)
+        base = {}
+        if args.preview_against and not args.postgres:
+            base = against(args.preview_against, Path(tmp), assignment_id, token, rounds)
+        with app.app_context():
             pair_pages = min(api["pages"], args.pair_pages)
             base_pages = min(pair_pages, args.pair_baseline_pages)
             pair = pair_phase(assignment_id, index, pair_pages, base_pages) if pair_pages else {}
@@ -207,8 +209,10 @@ def run(n: int, args) -> dict:
         "cpu_old": api["cpu_old"],
         "get50": pct(api["get"], 50),
         "get99": pct(api["get"], 99),
-        "page50": pct(preview, 50),
-        "page99": pct(preview, 99),
+        "page50": pct(preview["wall"], 50),
+        "page99": pct(preview["wall"], 99),
+        "previews": {"ours": spread(preview), "first sight": spread(cold), "base": spread(base)},
+        "preview_against": args.preview_against,
         "pair50": pct(pair_model, 50),
         "pair99": pct(pair_model, 99),
         "pair_warm50": pct(pair_warm, 50),
@@ -245,12 +249,27 @@ def report(r: dict) -> None:
         f"  page preview     p50 {ms(r['page50'])}  p99 {ms(r['page99'])}"
         f"   naive {approx}{ms(r['naive_page'])}  x{r['naive_page'] / r['page50']:,.0f}"
     )
+    preview_report(r)
     print(
         f"  pair model page  p50 {ms(r['pair50'])}  p99 {ms(r['pair99'])}"
         f"   shown again p50 {ms(r['pair_warm50'])}"
     )
     if r["naive_sampled"]:
         print("  ~ naive estimated from a scan of a record prefix, scaled to all records")
+
+
+def preview_report(r: dict) -> None:
+    """The page preview: ours (counts remembered), first sight, and the baseline revision."""
+    names = {"ours": "ours", "first sight": "first sight", "base": r["preview_against"]}
+    ours = r["previews"]["ours"]
+    for key, p in r["previews"].items():
+        if not p:
+            continue
+        ratio = "" if key == "ours" else f"   p99 {p['wall99'] / ours['wall99']:.2f}x ours"
+        print(
+            f"    {names[key]:<12} wall p50 {ms(p['wall50'])} p99 {ms(p['wall99'])}"
+            f" | CPU p50 {ms(p['cpu50'])} p99 {ms(p['cpu99'])}  ({p['n']} pages){ratio}"
+        )
 
 
 def table(results: list[dict]) -> None:
@@ -283,6 +302,12 @@ def main(argv=None) -> None:
     parser.add_argument("--pair-pages", type=int, default=3, help="0 skips the pair model")
     parser.add_argument(
         "--pair-baseline-pages", type=int, default=1, help="pages timed with the sorted keys"
+    )
+    parser.add_argument(
+        "--preview-rounds", type=int, default=1, help="page previews per page (more samples)"
+    )
+    parser.add_argument(
+        "--preview-against", metavar="REV", help="time the page preview of REV's app/ too"
     )
     parser.add_argument("--naive-max", type=int, default=100_000)
     parser.add_argument(

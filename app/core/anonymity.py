@@ -66,6 +66,10 @@ class AnonymityIndex:
         self.n = n
         self._cache: dict[tuple[str, Evidence], Constraint | None] = {}
         self.translations: dict[tuple[int, str], tuple[AnonymityIndex, np.ndarray]] = {}
+        # Row-model counts already made, by constraint set (app.core.pair_costs.RowQuery): a
+        # page's rows are counted again on every preview, reload and charge.
+        self.row_counts: dict[frozenset[Constraint], int] = {}
+        self._cube_memo: dict[tuple, np.ndarray] = {}
         # Pair-model counts already made against this index (app.core.pair_anonymity), its
         # count tables (built here, so they live and die with the index) and the partner
         # states and whole-source masks they derived.
@@ -106,18 +110,33 @@ class AnonymityIndex:
         table = self.tables.get(outside[0] if outside else None)
         if table is None:
             return None
-        mask = np.ones(self.cube_dims, dtype=bool)
-        for axis, a in enumerate(self.cube):
-            if a in constraints:
-                allowed = np.zeros(self.cube_dims[axis], dtype=bool)
-                allowed[constraints[a].slots] = True
-                shape = [1] * len(self.cube_dims)
-                shape[axis] = -1
-                mask &= allowed.reshape(shape)
-        mask = mask.ravel()
-        if outside:
-            return int(table[constraints[outside[0]].slots][:, mask].sum())
-        return int(table[mask].sum())
+        cells = self._cube_cells(tuple(constraints.get(a) for a in self.cube))
+        if not outside:
+            return int(table[cells].sum())
+        slots = constraints[outside[0]].slots
+        if len(slots) == 1 and len(cells) == 1:  # one value, one combination: a lookup
+            return int(table[slots[0], cells[0]])
+        return int(table[slots][:, cells].sum())
+
+    def _cube_cells(self, chosen: tuple[Constraint | None, ...]) -> np.ndarray:
+        """The flat cube cells allowed by one constraint (or none) per category axis.
+
+        Remembered by the constraint objects themselves (one per cell evidence in
+        :meth:`constraint`'s cache, emptied with it), so a key never stands for another set.
+        """
+        cells = self._cube_memo.get(chosen)
+        if cells is None:
+            mask = np.ones(self.cube_dims, dtype=bool)
+            for axis, constraint in enumerate(chosen):
+                if constraint is not None:
+                    allowed = np.zeros(self.cube_dims[axis], dtype=bool)
+                    allowed[constraint.slots] = True
+                    shape = [1] * len(self.cube_dims)
+                    shape[axis] = -1
+                    mask &= allowed.reshape(shape)
+            cells = np.flatnonzero(mask)
+            self._cube_memo[chosen] = cells
+        return cells
 
     @classmethod
     def build(
@@ -151,6 +170,8 @@ class AnonymityIndex:
         if key not in self._cache:
             if len(self._cache) > 65536:
                 self._cache.clear()
+                self.row_counts.clear()  # both keyed by the constraints just forgotten
+                self._cube_memo.clear()
             column = self.columns[attribute]
             slots = column.allowed(evidence)
             size = int(column.counts[slots].sum()) if len(slots) else 0

@@ -22,6 +22,7 @@ __all__ = ["SIDES", "Model", "PairCosts", "PairRisk", "PairView", "RowQuery", "S
 
 Model = Literal["row", "pair"]
 Side = Literal["left", "right"]
+_ROW_COUNTS = 1 << 15  # remembered row-model counts per index (~10 MB at most)
 SIDES: tuple[Side, Side] = ("left", "right")
 
 
@@ -71,7 +72,13 @@ def _term(p: Fraction, k: int | None) -> Fraction:
 
 
 class RowQuery:
-    """A row's ``row``-model constraints and candidates, reused for its next reveals."""
+    """A row's ``row``-model constraints and candidates, reused for its next reveals.
+
+    Counts are remembered on the index by constraint set (:attr:`AnonymityIndex.row_counts`):
+    a page's rows are counted again on every preview, reload and reveal answer. The key holds
+    the :class:`Constraint` objects themselves (compared by identity, one object per cell
+    evidence in the index's cache), so it can never stand for another set.
+    """
 
     def __init__(self, index: AnonymityIndex, row: Row) -> None:
         self.index, self.row = index, row
@@ -86,7 +93,11 @@ class RowQuery:
     def k(self) -> int:
         if self._candidates is not None:
             return len(self._candidates)
-        return self.index.select(self.constraints, count_only=True)
+        key = frozenset(self.constraints.values())
+        found = self.index.row_counts.get(key)
+        if found is None:
+            found = self._remember(key, self.index.select(self.constraints, count_only=True))
+        return found
 
     def with_cell(self, attribute: str, evidence: Evidence, *, count_only: bool):
         """Return the records (or their number) once ``attribute`` shows ``evidence``."""
@@ -94,6 +105,23 @@ class RowQuery:
         constraints = {a: c for a, c in self.constraints.items() if a != attribute}
         if new is not None:
             constraints[attribute] = new
+        if not count_only:
+            return self._select(constraints, attribute, evidence, new, count_only=False)
+        key = frozenset(constraints.values())
+        found = self.index.row_counts.get(key)
+        if found is None:
+            counted = self._select(constraints, attribute, evidence, new, count_only=True)
+            found = self._remember(key, counted)
+        return found
+
+    def _remember(self, key: frozenset, count: int) -> int:
+        counts = self.index.row_counts
+        if len(counts) >= _ROW_COUNTS:
+            counts.clear()
+        counts[key] = count
+        return count
+
+    def _select(self, constraints, attribute, evidence, new, *, count_only: bool):
         if count_only and len(constraints) <= 1 or new is None:
             return self.index.select(constraints, count_only=count_only)
         if count_only and (counted := self.index.cube_count(constraints)) is not None:

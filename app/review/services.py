@@ -97,9 +97,12 @@ def page_costs(ctx: Context, pairs: list[Pair], states: list[PairState]) -> dict
 
     Computed by the same core function that :func:`reveal_cell` charges with.
     """
-    costs = {}
+    costs, scale_args, indexes = {}, ctx.scale_args(), {}
     for pair, state in zip(pairs, states, strict=True):
-        costs.update(state_costs(state, ctx.indexes(pair), ctx.scale_args()))
+        sources = (pair.record_a.source_id, pair.record_b.source_id)
+        if sources not in indexes:
+            indexes[sources] = ctx.indexes(pair)
+        costs.update(state_costs(state, indexes[sources], scale_args))
     return costs
 
 
@@ -109,10 +112,7 @@ def state_costs(state: PairState, indexes, scale_args: dict, rows=(0, 1)) -> dic
 
     def next_evidence(_n, side, attribute):
         row = SIDE_NAMES.index(side)
-        if row not in rows:
-            return None
-        level = state.next_level(row, attribute)
-        return None if level is None else state.evidence(row, attribute, level)
+        return state.next_evidence(row, attribute) if row in rows else None
 
     found = next_costs([state.pair_view()], next_evidence, *indexes, **scale_args)
     return {

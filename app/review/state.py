@@ -50,6 +50,12 @@ def _evidence(kind, a: str | None, b: str | None, row: int, level: Level) -> Evi
     return Evidence.trusted(level, cmp.total(row), disclosure.shown(cmp, row, level))
 
 
+@lru_cache(maxsize=1 << 17)
+def _next_evidence(kind, a: str | None, b: str | None, row: int, level: Level) -> Evidence | None:
+    level = disclosure.next_level(_compare(kind, a, b), row, level)
+    return None if level is None else _evidence(kind, a, b, row, level)
+
+
 @dataclass
 class PairState:
     """One displayed pair: both records' values, their comparisons and the stored levels."""
@@ -101,6 +107,11 @@ class PairState:
         level = self.level(row, attribute) if level is None else level
         cmp = self.comparisons[attribute]
         return _evidence(cmp.kind, *cmp.values, row, level)
+
+    def next_evidence(self, row: int, attribute: str) -> Evidence | None:
+        """What the cell would disclose at its next level (``None``: nothing further)."""
+        cmp = self.comparisons[attribute]
+        return _next_evidence(cmp.kind, *cmp.values, row, self.level(row, attribute))
 
     def pair_view(self) -> PairView:
         rows = [{a.name: self.evidence(row, a.name) for a in self.attributes} for row in (0, 1)]
