@@ -14,6 +14,10 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
+# Database connections each process keeps open (PostgreSQL; SQLite keeps its own pool). At
+# least gunicorn's --threads: a busy worker otherwise closes the connections past the pool
+# after every request and opens new ones (a server process forked per request).
+DATABASE_POOL_SIZE = 10
 
 # --- Bounds on the work one request can cause (issue 13). The JSON API checks them before a
 # view runs (and documents them in /api/v1/openapi.json); the CSV import uses the same names.

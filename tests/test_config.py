@@ -33,6 +33,21 @@ def test_layers_environment_over_config_file(tmp_path, monkeypatch):
     assert app.config["SQLALCHEMY_BINDS"]["vault"]["url"] == app.config["SQLALCHEMY_DATABASE_URI"]
 
 
+def test_postgresql_pool_holds_a_threaded_workers_connections(tmp_path, monkeypatch):
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(tmp_path))
+    monkeypatch.setenv("FLASK_AUTO_UPGRADE", "false")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@127.0.0.1:1/db")
+    app = create_app()
+    with app.app_context():
+        from app.extensions import db
+
+        assert db.engine.pool.size() == 10  # config.py: gunicorn's 8 threads fit
+        assert db.engines["vault"].pool.size() == 10
+    monkeypatch.setenv("FLASK_DATABASE_POOL_SIZE", "3")
+    with create_app().app_context():
+        assert db.engine.pool.size() == 3
+
+
 def test_sqlite_default_puts_the_vault_in_its_own_file(tmp_path, monkeypatch):
     monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
