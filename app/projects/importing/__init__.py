@@ -11,7 +11,6 @@ from app.projects.importing.pending import (
     remember,
 )
 from app.projects.importing.service import (
-    check_upload,
     default_role,
     default_type,
     import_upload,
@@ -26,7 +25,6 @@ __all__ = [
     "UploadError",
     "check_and_write",
     "check_plan",
-    "check_upload",
     "checked_of",
     "default_role",
     "default_type",

@@ -1,9 +1,10 @@
-"""Create a project from staged uploads: preview, validate, then import whole or not at all.
+"""Create a project from staged uploads: preview, then check every row while writing it.
 
 The three ways of the managers' workflow: link two files (A and B), deduplicate one file,
-or import a MINDFIRL pair file with its optional name-frequency file. Validation reads
-every row before anything is written; the import writes inside the request's transaction,
-so a failure part-way (rolled back by the caller) leaves the database unchanged.
+or import a MINDFIRL pair file with its optional name-frequency file. Rows are validated as
+they are written, inside the caller's transaction (or, for a job, into a project still
+``importing`` that a failure deletes), so a bad file leaves the database unchanged;
+:mod:`app.projects.importing.pending` keeps the written project waiting for its manager.
 """
 
 from __future__ import annotations
@@ -44,14 +45,11 @@ from app.projects.reading.pairfile import (
 )
 from app.projects.reading.records import (
     ColumnMapping,
-    ValidationReport,
     stream_batches,
-    validate_file,
 )
 
 __all__ = [
     "Checked",
-    "check_upload",
     "default_type",
     "fill_import",
     "finish_import",
@@ -113,36 +111,6 @@ def _attributes(plan: dict, header: list[str]) -> list[AttributeSpec]:
         elif column in plan["sensitive"]:
             raw.append({"name": column, "sensitive": True, "truth": column == plan.get("truth")})
     return parse_attributes(raw)
-
-
-def check_upload(staged: Staged, plan: dict) -> Checked:
-    """Validate every staged file against ``plan``; raise :class:`CsvImportError` if any fails.
-
-    ``plan`` is what :func:`app.projects.views.forms.parse_columns` returned, plus
-    ``on_duplicate_id`` (``error`` | ``keep_first``).
-    """
-    _settings(plan["settings"])  # raises ProjectSpecError before any file is read
-    checked = Checked()
-    if staged.kind == Kind.PAIRFILE:
-        parsed = _read_pairfile(staged, plan)
-        checked.records = {"A": len(parsed.records_a), "B": len(parsed.records_b)}
-        checked.pairs = len(parsed.pairs)
-        checked.blocks = len({p.block_id for p in parsed.pairs if p.block_id})
-        if staged.has("freq"):
-            freq = _labelled("name frequencies", read_name_frequencies, staged.path("freq"))
-            checked.frequencies = len(freq.first) + len(freq.last)
-        elif parsed.frequencies is not None:  # MINDFIRL's internal format: cntfn / cntln
-            checked.frequencies = len(parsed.frequencies.first) + len(parsed.frequencies.last)
-        return checked
-    mapping, policy = _mapping(plan), plan.get("on_duplicate_id", "error")
-    for label in staged.labels():
-        report: ValidationReport = _labelled(
-            f"file {label}", validate_file, staged.path(label), mapping,
-            on_duplicate_id=policy, max_value_chars=_max_value_chars(),
-        )  # fmt: skip
-        checked.records[label] = report.records
-        checked.dropped += [f"file {label}: {p}" for p in report.dropped]
-    return checked
 
 
 def _read_pairfile(staged: Staged, plan: dict):
@@ -212,8 +180,8 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
 
     One pass: each file is read once, every row checked while the clean batches are
     written; a bad row raises :class:`CsvImportError` after the file was read on (up to 100
-    problems), and the caller rolls back or deletes ``project``. Returns what
-    :func:`check_upload` would have found. Files are streamed: no more than a chunk of
+    problems), and the caller rolls back or deletes ``project``. Returns what the check
+    found (counts, rows dropped as duplicates). Files are streamed: no more than a chunk of
     records is held at once (pair files, which must be cross-checked whole, excepted).
     ``progress(done, total)`` counts records.
     """

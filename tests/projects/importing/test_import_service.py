@@ -10,7 +10,13 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import NameFrequency, Pair, Project, Record, Source, User, VaultRecord
-from app.projects.importing.service import check_upload, import_upload, name_frequencies, previews
+from app.projects.importing.pending import check_and_write, check_plan
+from app.projects.importing.service import (
+    finish_import,
+    import_upload,
+    name_frequencies,
+    previews,
+)
 from app.projects.importing.uploads import UploadError, discard, load
 from app.projects.lifecycle.service import ProjectSpecError
 from app.projects.reading.csvio import CsvImportError
@@ -35,8 +41,8 @@ def import_pairfile(people, freq=True):
         files["freq"] = MINDFIRL / "name_freq.csv"
     staged = stage_files("Pair file", "pairfile", people["max"], **files)
     owner = db.session.get(User, people["max"])
-    checked = check_upload(staged, PAIRFILE_PLAN)
-    project = import_upload(staged, PAIRFILE_PLAN, owner)
+    project, checked = check_and_write(staged, PAIRFILE_PLAN, owner)
+    finish_import(project)
     db.session.commit()
     return project, checked
 
@@ -77,9 +83,10 @@ def test_link_import_of_the_dev_files(app, people):
         shown = previews(staged)
         assert shown["A"].header[:3] == ["ID", "voter_reg_num", "first_name"]
         assert len(shown["B"].rows) == 5
-        checked = check_upload(staged, dev_plan())
+        owner = db.session.get(User, people["max"])
+        project, checked = check_and_write(staged, dev_plan(), owner)
         assert checked.dropped and all("duplicate id" in d for d in checked.dropped)
-        project = import_upload(staged, dev_plan(), db.session.get(User, people["max"]))
+        finish_import(project)
         db.session.commit()
         counts = {s.label: s.record_count for s in project.sources}
         assert counts == checked.records
@@ -93,8 +100,10 @@ def test_link_import_of_the_dev_files(app, people):
 def test_rejecting_duplicates_lists_row_numbers(app, people):
     with app.app_context():
         staged = stage_files("Dev", "dedupe", people["max"], A=MINDFIRL / "dev_file1.csv")
+        owner = db.session.get(User, people["max"])
         with pytest.raises(CsvImportError) as caught:
-            check_upload(staged, dev_plan(on_duplicate_id="error"))
+            check_and_write(staged, dev_plan(on_duplicate_id="error"), owner)
+        db.session.rollback()
         assert str(caught.value.problems[0]).startswith("line 3, column 'ID': file A: duplicate")
 
 
@@ -115,9 +124,11 @@ def test_a_malformed_upload_changes_nothing(app, people, name, message):
         before = row_counts()
         staged = stage_files("Bad", "dedupe", people["max"], A=MALFORMED / name)
         with pytest.raises(CsvImportError) as caught:
-            check_upload(staged, plan)
+            check_and_write(staged, plan, db.session.get(User, people["max"]))
         assert message in str(caught.value)
-        # Even an import that skips the check fails whole: the caller rolls back.
+        db.session.rollback()
+        assert row_counts() == before
+        # The import without the mapping step's confirmation fails whole as well.
         with pytest.raises(CsvImportError):
             import_upload(staged, plan, db.session.get(User, people["max"]))
         db.session.rollback()
@@ -126,9 +137,10 @@ def test_a_malformed_upload_changes_nothing(app, people, name, message):
 
 def test_bad_settings_are_refused_before_reading(app, people):
     with app.app_context():
-        staged = stage_files("Dev", "dedupe", people["max"], A=MINDFIRL / "dev_file1.csv")
+        before = row_counts()
         with pytest.raises(ProjectSpecError, match="kappa"):
-            check_upload(staged, dev_plan(settings={"kappa": 0}))
+            check_plan(dev_plan(settings={"kappa": 0}))
+        assert row_counts() == before
 
 
 def test_staged_uploads_belong_to_their_owner(app, people):

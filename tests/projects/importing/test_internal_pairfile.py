@@ -8,8 +8,9 @@ from sqlalchemy import func, select
 from app.analytics.truth import truth_from_file
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, User, VaultRecord
+from app.projects.importing.pending import check_and_write
 from app.projects.importing.service import (
-    check_upload,
+    finish_import,
     import_upload,
     mapping_columns,
     name_frequencies,
@@ -27,8 +28,9 @@ def import_internal(people, path=GOLDEN, freq=False):
     if freq:
         files["freq"] = MINDFIRL / "name_freq.csv"
     staged = stage_files("Internal", "pairfile", people["max"], **files)
-    checked = check_upload(staged, PAIRFILE_PLAN)
-    project = import_upload(staged, PAIRFILE_PLAN, db.session.get(User, people["max"]))
+    owner = db.session.get(User, people["max"])
+    project, checked = check_and_write(staged, PAIRFILE_PLAN, owner)
+    finish_import(project)
     db.session.commit()
     return project, checked, staged
 
@@ -100,9 +102,10 @@ def test_malformed_internal_file_imports_nothing(app, people, tmp_path, edit, li
     with app.app_context():
         staged = stage_files("Bad", "pairfile", people["max"], pairs=bad)
         with pytest.raises(CsvImportError) as caught:
-            check_upload(staged, PAIRFILE_PLAN)
+            check_and_write(staged, PAIRFILE_PLAN, db.session.get(User, people["max"]))
         assert any(p.line == line and p.column == column for p in caught.value.problems)
         assert all("WILDING" not in p.message for p in caught.value.problems)
+        db.session.rollback()
         with pytest.raises(CsvImportError):
             import_upload(staged, PAIRFILE_PLAN, db.session.get(User, people["max"]))
         db.session.rollback()
