@@ -119,8 +119,8 @@ def _configure(app: Flask, test_config: dict | None) -> None:
         "hide_parameters": True,
     }
     if not main_url.startswith("sqlite"):
-        # Default QueuePool keeps 5: with 8 threads, 3 connections were opened and closed per
-        # burst of requests (bench/load.py: 207 -> 234 reveals/s with 10).
+        # SQLAlchemy's pool keeps 5: under gunicorn's 8 threads the rest were opened and closed
+        # on busy requests (bench/load.py burst phase: 104-109 -> 141-177 reveals/s with 10).
         app.config["SQLALCHEMY_ENGINE_OPTIONS"].setdefault(
             "pool_size", int(app.config.get("DATABASE_POOL_SIZE", 10))
         )
