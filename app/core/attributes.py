@@ -29,6 +29,9 @@ __all__ = [
     "format_date",
     "MISSING_TOKENS",
     "CLUSTER_COLUMNS",
+    "FIRST_NAMES",
+    "LAST_NAMES",
+    "name_columns",
 ]
 
 
@@ -58,6 +61,18 @@ _LEVEL_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
 #: Column names (lower-case) that hold a ground-truth cluster id: the mapping page offers
 #: them as the project's ground truth, and older projects without one fall back on them.
 CLUSTER_COLUMNS = ("cluster_id", "cluster", "true_id", "entity_id", "truth")
+#: Column names (lower-case) of a person's first and last name, in order of preference: the
+#: name-frequency markers and the frequency files' ``F`` / ``L`` counts go to them.
+FIRST_NAMES = ("first_name", "firstname", "first", "fname", "given_name")
+LAST_NAMES = ("last_name", "lastname", "last", "lname", "surname", "family_name")
+
+
+def name_columns(columns) -> tuple[str | None, str | None]:
+    """The (first name, last name) columns among ``columns`` (as spelled there), if any."""
+    names = {c.lower(): c for c in columns}
+    first = next((names[n] for n in FIRST_NAMES if n in names), None)
+    return first, next((names[n] for n in LAST_NAMES if n in names), None)
+
 
 #: Raw values read as "missing" (case-insensitive, after stripping).
 MISSING_TOKENS = frozenset({"", "na", "n/a", "null", "none", "nan", "?"})

@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from app.core import disclosure, disclosure_marks
-from app.core.attributes import AttributeType, Level
+from app.core.attributes import AttributeType, Level, name_columns
 from app.core.disclosure import CellView, Comparison
 from app.core.evidence import Evidence, Marker
 from app.core.kapr import PairView
 
 SIDE_NAMES = ("left", "right")
-
-FIRST_NAMES = ("first_name", "firstname", "first", "fname", "given_name")
-LAST_NAMES = ("last_name", "lastname", "last", "lname", "surname", "family_name")
 
 
 @dataclass(frozen=True)
@@ -31,9 +28,7 @@ class Attribute:
 
 def name_attributes(attributes: Sequence[Attribute]) -> tuple[str, str] | None:
     """The (first name, last name) attributes, when the schema has both."""
-    names = {a.name.lower(): a.name for a in attributes}
-    first = next((names[n] for n in FIRST_NAMES if n in names), None)
-    last = next((names[n] for n in LAST_NAMES if n in names), None)
+    first, last = name_columns(a.name for a in attributes)
     return (first, last) if first and last else None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flask import current_app
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 
 from app.core.attributes import CLUSTER_COLUMNS, AttributeType
 from app.extensions import db
@@ -56,12 +56,8 @@ __all__ = [
     "import_upload",
     "start_import",
     "mapping_columns",
-    "name_frequencies",
     "previews",
 ]
-
-FIRST_NAMES = ("first_name", "firstname", "first", "fname", "given_name")
-LAST_NAMES = ("last_name", "lastname", "last", "lname", "surname", "family_name")
 
 
 @dataclass
@@ -294,32 +290,3 @@ def _import_pairfile(project: Project, staged: Staged, plan: dict, attributes) -
         if rows:
             db.session.execute(insert(NameFrequency), rows)
     return checked
-
-
-def name_frequencies(project_id: int) -> dict[str, dict[str, int]]:
-    """Name counts by attribute: ``{"first_name": {"LYNN": 100}, "last_name": {...}}``.
-
-    ``F`` counts belong to the project's first-name attribute and ``L`` counts to its
-    last-name attribute (found by name, e.g. ``first_name`` / ``surname``); kinds whose
-    attribute the project lacks are left out.
-    """
-    names = {
-        n.lower(): n
-        for n in db.session.scalars(
-            select(ProjectAttribute.name).where(ProjectAttribute.project_id == project_id)
-        )
-    }
-    targets = {
-        "F": next((names[n] for n in FIRST_NAMES if n in names), None),
-        "L": next((names[n] for n in LAST_NAMES if n in names), None),
-    }
-    out: dict[str, dict[str, int]] = {}
-    rows = db.session.execute(
-        select(NameFrequency.kind, NameFrequency.name, NameFrequency.count).where(
-            NameFrequency.project_id == project_id
-        )
-    )
-    for kind, name, count in rows:
-        if targets.get(kind) is not None:
-            out.setdefault(targets[kind], {})[name] = count
-    return out

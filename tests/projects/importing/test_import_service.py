@@ -10,11 +10,11 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import NameFrequency, Pair, Project, Record, Source, User, VaultRecord
+from app.projects.importing.frequencies import name_frequencies
 from app.projects.importing.pending import check_and_write, check_plan
 from app.projects.importing.service import (
     finish_import,
     import_upload,
-    name_frequencies,
     previews,
 )
 from app.projects.importing.uploads import UploadError, discard, load

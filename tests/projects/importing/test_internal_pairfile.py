@@ -8,12 +8,12 @@ from sqlalchemy import func, select
 from app.analytics.truth import truth_from_file
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, User, VaultRecord
+from app.projects.importing.frequencies import name_frequencies
 from app.projects.importing.pending import check_and_write
 from app.projects.importing.service import (
     finish_import,
     import_upload,
     mapping_columns,
-    name_frequencies,
     previews,
 )
 from app.projects.reading.csvio import CsvImportError
