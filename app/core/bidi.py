@@ -27,5 +27,12 @@ def neutralise_bidi(text: str) -> str:
 
 
 def neutralise_bidi_json(document: str) -> str:
-    """Neutralise the controls in JSON text, raw or escaped as ``\\uXXXX``."""
-    return _ESCAPED.sub(r"\1\\ufffd", document).translate(_TABLE)
+    """Neutralise the controls in JSON text, raw or escaped as ``\\uXXXX``.
+
+    Every JSON answer passes here, and most contain no control in either form: two substring
+    tests (every escaped control starts ``\\u06`` or ``\\u20``, digits in both cases) and an
+    ASCII test skip the regular expression and the translation, which cost ~0.1 ms on a
+    reveal's answer."""
+    if "\\u06" in document or "\\u20" in document:
+        document = _ESCAPED.sub(r"\1\\ufffd", document)
+    return document if document.isascii() else document.translate(_TABLE)
