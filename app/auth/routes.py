@@ -42,21 +42,27 @@ def load_user_from_token(req) -> User | None:
 
 @bp.before_app_request
 def check_csrf() -> None:
-    """CSRF on every browser POST; a request carrying a bearer token is exempt.
+    """Authenticate a bearer token, or check CSRF on a browser POST.
 
-    A browser never attaches an Authorization header by itself, so a forged cross-site
-    request cannot ride on a token the way it could ride on a session cookie.
+    A request carrying a bearer token is its token's user, whatever session cookie comes
+    with it, and it is exempt from CSRF: a browser never attaches an Authorization header by
+    itself, so a forged cross-site request cannot ride on a token the way it could ride on a
+    session cookie. The token's user is set here, before anything asks for ``current_user``,
+    so Flask-Login never opens the session for an API call (its session protection and
+    signals cost more than the cached token lookup).
     """
     bearer = request.headers.get("Authorization", "").startswith("Bearer ")
     if bearer:
         # Throttle token use: failures per address, use per account (app.auth.throttle).
         if throttle.token_address_blocked():
             abort(429, "too many failed tokens from this address; wait a minute")
-        if not current_user.is_authenticated or not g.get("token_auth"):
+        user = load_user_from_token(request)
+        if user is None:
             throttle.token_failed()
             # An invalid token must not fall back to the session cookie.
             abort(401)
-        if not throttle.token_use_allowed(current_user.id):
+        login_manager._update_request_context_with_user(user)
+        if not throttle.token_use_allowed(user.id):
             abort(429, "too many requests for this account; slow down")
     if request.method in ("GET", "HEAD", "OPTIONS") or bearer:
         return

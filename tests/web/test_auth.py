@@ -93,6 +93,18 @@ def test_bad_token_is_401_json(client, users):
     assert response.get_json()["error"] == "unauthorized"
 
 
+def test_a_token_speaks_for_its_user_whatever_session_comes_with_it(client, users, app):
+    with app.app_context():
+        token = make_token(db.session.query(User).filter_by(username="wes").one())
+    login(client, "max")  # the browser's session is the manager's
+    response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.get_json() == {"username": "wes", "role": "worker"}
+    # a bad token is refused even beside a good session: never a fall-back to the cookie
+    response = client.get("/api/v1/me", headers={"Authorization": "Bearer mf_nope"})
+    assert response.status_code == 401
+    assert client.get("/api/v1/me").get_json() == {"username": "max", "role": "manager"}
+
+
 def test_api_without_credentials_is_401_json(client, users):
     response = client.get("/api/v1/me")
     assert response.status_code == 401
