@@ -57,7 +57,7 @@ def gunicorn(url: str, args) -> subprocess.Popen:
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "--workers", str(args.gunicorn_workers),
-        "--worker-class", "gthread" if args.threads > 1 else "sync",
+        "--worker-class", args.worker_class or ("gthread" if args.threads > 1 else "sync"),
         "--threads", str(args.threads),
         "--bind", f"{HOST}:{args.port}",
         "--log-level", "warning",
@@ -296,6 +296,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-reveals", type=int, default=20_000)
     parser.add_argument("--gunicorn-workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="1: sync workers")
+    parser.add_argument("--worker-class", help="gunicorn's (default: gthread, sync for 1 thread)")
     parser.add_argument("--port", type=int, default=18_765)
     parser.add_argument("--rate-limits", action="store_true", help="keep Flask-Limiter on")
     parser.add_argument("--quick", action="store_true", help="5 s phases, 5k records")
