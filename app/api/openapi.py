@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 from flask import Flask, abort, current_app, jsonify, request
 
@@ -90,33 +91,52 @@ def resolve(schema: Schema, config: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema(config) if callable(schema) else schema
 
 
-def _validator(operation: Operation) -> jsonschema.Draft202012Validator:
+@dataclass(frozen=True)
+class BodyValidator:
+    """A body schema checked two ways: ``fast``, compiled to Python by fastjsonschema (a few
+    microseconds, against ~0.1 ms for jsonschema on a reveal's body), says whether a body is
+    valid; ``full`` (jsonschema, the reference) decides a body ``fast`` refuses and says what
+    is wrong with it. The schemas use only keywords both read alike (type, properties,
+    required, items, enum, const, anyOf, bounds and lengths); ``tests/api/test_body_schemas.py``
+    checks that the two agree on every documented body schema."""
+
+    fast: Callable[[Any], Any]
+    full: jsonschema.Draft202012Validator
+
+    @classmethod
+    def of(cls, schema: Mapping[str, Any]) -> BodyValidator:
+        return cls(fastjsonschema.compile(dict(schema)), jsonschema.Draft202012Validator(schema))
+
+    def is_valid(self, body: Any) -> bool:
+        try:
+            self.fast(body)
+        except fastjsonschema.JsonSchemaException:
+            return self.full.is_valid(body)
+        return True
+
+
+def _validator(operation: Operation) -> BodyValidator:
     """The body's validator, built once per app and operation (the schema may depend on the
     app's config, which does not change while it serves)."""
     cache = current_app.extensions.setdefault("mindfirl_validators", {})
     validator = cache.get(id(operation))
     if validator is None:
         schema = resolve(operation.body, current_app.config)
-        validator = cache[id(operation)] = jsonschema.Draft202012Validator(schema)
+        validator = cache[id(operation)] = BodyValidator.of(schema)
     return validator
 
 
-def check_body(
-    schema: Mapping[str, Any] | jsonschema.Draft202012Validator, required: bool = True
-) -> None:
+def check_body(schema: Mapping[str, Any] | BodyValidator, required: bool = True) -> None:
     """400 unless the request's JSON body is valid against ``schema`` (or its validator)."""
     body = request.get_json(silent=True)
     if body is None and not required and not request.get_data(cache=True):
         return
     if body is None:
         abort(400, "send a JSON body (Content-Type: application/json)")
-    validator = (
-        schema
-        if isinstance(schema, jsonschema.Draft202012Validator)
-        else jsonschema.Draft202012Validator(schema)
-    )
+    validator = schema if isinstance(schema, BodyValidator) else BodyValidator.of(schema)
     if validator.is_valid(body):
         return
+    validator = validator.full
     error = jsonschema.exceptions.best_match(validator.iter_errors(body))
     if error is not None:
         abort(400, describe(error))
