@@ -37,6 +37,8 @@ MAX_HEAVY = 6
 #: A heavy attribute whose values two records share with at least this probability is
 #: expanded exactly in the inclusion-exclusion (categories), not bounded order by order.
 SHARED = 1 / 32
+# Per-record counts kept for every record (bytes, all subsets together; see :meth:`per_record`).
+_PER_RECORD_BYTES = 24 << 20
 
 
 def _uint(size: int) -> np.dtype:
@@ -75,6 +77,7 @@ class PairTables:
         self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
         self.counts: dict[frozenset[str], np.ndarray] = {}
         self._representatives: dict[frozenset[str], np.ndarray] = {}
+        self.kept: dict[frozenset[str], np.ndarray] = {}
         self._most: dict = {}
         ordered = [a for a in names if a in self.heavy]
         for size in range(1, len(ordered) + 1):
@@ -183,6 +186,22 @@ class PairTables:
             found = np.zeros(len(self.counts[attrs]), dtype=np.int32)
             found[self.code(attrs, everyone)] = everyone
             self._representatives[attrs] = found  # computed once, on first use
+        return found
+
+    def per_record(self, attrs: frozenset[str]) -> np.ndarray:
+        """For every record, the complete records sharing its code over heavy ``attrs``.
+
+        Kept (at most :data:`_PER_RECORD_BYTES` together, ~2 MB a subset at 1M records): the
+        masks of one page ask the same few subsets (the identical attributes with the shared
+        categories) at almost every record, so each is one gather after the first.
+        """
+        found = self.kept.get(attrs)
+        if found is None:
+            found = self.counts[attrs][self.code(attrs, slice(None))]
+            kept = sum(a.nbytes for a in list(self.kept.values()))
+            if kept + found.nbytes > _PER_RECORD_BYTES:
+                self.kept.clear()  # coarse, but atomic under concurrent requests
+            self.kept[attrs] = found
         return found
 
     def most(self, attrs: frozenset[str]) -> int:
