@@ -66,8 +66,8 @@ _WHOLE = 8
 _WHOLE_MIN = 4096
 _MASKS = 32  # a page of 10 pairs needs at most 20 (one per side)
 # A mask lists the records on its smaller side (for counts per value) when they are at most
-# 1/_MINORITY of the source (≤ 1 MB at 1M records, as the mask itself); 0: never.
-_MINORITY = 8
+# 1/_MINORITY of the source (int32: ≤ 1 MB at 1M records, as the mask itself); 0: never.
+_MINORITY = 4
 # A partner state with at most this many records is walked through directly.
 _FEW = 1 << 16
 _PARTNERS = 32
@@ -266,7 +266,7 @@ class _Mask:
             few = min(self.total, len(self.mask) - self.total)
             listed = None
             if _MINORITY and few * _MINORITY <= len(self.mask):
-                listed = np.flatnonzero(self.mask if inside else ~self.mask)
+                listed = np.flatnonzero(self.mask if inside else ~self.mask).astype(np.int32)
             self._few = (inside, listed)
         return self._few
 

@@ -27,6 +27,8 @@ __all__ = ["Partners"]
 
 # Count explicit partner records per code in a dense array up to this many codes.
 _DENSE_LOOKUP = 1 << 22
+# A dense count per code is made for at least 1/_BY_ROW lookups per code (the table's size).
+_BY_ROW = 8
 # Walk at most this many posting entries at once (bounds the temporary arrays).
 _WALK_CHUNK = 1 << 16
 
@@ -143,8 +145,7 @@ class Partners:
         incomplete partner records of one code."""
         most = self.tables.most(attrs) if self.complete_ok else 0
         if len(self.extra):
-            found = self._counts(attrs, True)
-            most += int(found[-1].max(initial=0))
+            most += int(self._counts(attrs, True, dense=False)[-1].max(initial=0))
         return most
 
     def _meets(self, rows: np.ndarray) -> np.ndarray:
@@ -153,24 +154,29 @@ class Partners:
             ok &= self.index.columns[c.attribute].member(rows, c.slots)
         return ok
 
-    def _counts(self, attrs: frozenset[str], extra: bool) -> tuple[np.ndarray, ...]:
+    def _counts(self, attrs: frozenset[str], extra: bool, dense: bool) -> tuple[np.ndarray, ...]:
         """The explicit partner records (``extra`` or complete) per code over ``attrs``: a
         dense count per code, or the codes that occur and their counts."""
-        found = self._counted.get((attrs, extra))
+        found = self._counted.get((attrs, extra, dense))
         if found is None:
             records = self.extra if extra else self.complete_records()
             codes = self.tables.code(attrs, records)
-            size = len(self.tables.counts[attrs])
-            if size <= _DENSE_LOOKUP or size <= 4 * len(codes):  # a gather beats a search
+            if dense:
+                size = len(self.tables.counts[attrs])
                 found = (np.bincount(codes, minlength=size).astype(np.int32),)
             else:
                 found = np.unique(codes, return_counts=True)
-            self._counted[attrs, extra] = found
+            self._counted[attrs, extra, dense] = found
         return found
 
     def _lookup(self, attrs: frozenset[str], code: np.ndarray, extra: bool) -> np.ndarray:
         """Counts of ``code`` among the explicit partner records (``extra`` or complete)."""
-        found = self._counts(attrs, extra)
+        size = len(self.tables.counts[attrs])
+        records = len(self.extra) if extra else self.size() - len(self.extra)
+        # A dense table when a gather beats a search, and when its making (one pass over the
+        # codes, ~16 MB at 2M codes) pays: a few rows asking search the codes that occur.
+        dense = (size <= _DENSE_LOOKUP or size <= 4 * records) and size <= _BY_ROW * len(code)
+        found = self._counts(attrs, extra, dense)
         if len(found) == 1:
             return found[0][code]
         keys, counts = found

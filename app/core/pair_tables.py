@@ -233,14 +233,11 @@ class PairTables:
         return column.counts[column.slots[rows]] - 1
 
     def pattern(self, care: int, want: int) -> np.ndarray:
-        """Return the records whose missing bits under ``care`` equal ``want``, sorted."""
+        """Return the records whose missing bits under ``care`` equal ``want``, sorted (as
+        intp: a whole-source mask gathers and scatters by them, and int32 would be cast)."""
         if not care:
-            return np.arange(len(self.missing), dtype=np.int32)
-        if not want:
-            hit = (self.missing & self.missing.dtype.type(care)) == 0
-        else:
-            hit = (self.missing & self.missing.dtype.type(care)) == self.missing.dtype.type(want)
-        return np.flatnonzero(hit).astype(np.int32)
+            return np.arange(len(self.missing))
+        return np.flatnonzero(self.matches(slice(None), care, want))
 
     def matches(self, positions: np.ndarray, care: int, want: int) -> np.ndarray:
         """Return a mask of the ``positions`` whose missing bits under ``care`` equal ``want``."""

@@ -42,6 +42,7 @@ def knobs(draw) -> dict:
         (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 8, 10**9])),
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
+        (pair_partners, "_BY_ROW"): draw(st.sampled_from([0, 8, 10**9])),
         (pair_partners, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
     }
 
