@@ -38,7 +38,7 @@ MAX_HEAVY = 6
 #: expanded exactly in the inclusion-exclusion (categories), not bounded order by order.
 SHARED = 1 / 32
 # Per-record counts kept for every record (bytes, all subsets together; see :meth:`per_record`).
-_PER_RECORD_BYTES = 24 << 20
+_PER_RECORD_BYTES = 16 << 20
 
 
 def _uint(size: int) -> np.dtype:
