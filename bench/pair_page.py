@@ -44,6 +44,7 @@ def _forget(index: AnonymityIndex) -> None:
     index.pair_counts.clear()
     index.pair_partners.clear()
     index.pair_masks.clear()
+    getattr(index.pair_tables, "kept", {}).clear()  # per-record counts (since pairpage4)
 
 
 def _value(attr: _Attr, raw: str) -> str | None:

@@ -65,6 +65,9 @@ _REMEMBERED = 4096
 _WHOLE = 8
 _WHOLE_MIN = 4096
 _MASKS = 32  # a page of 10 pairs needs at most 20 (one per side)
+# A mask lists the records on its smaller side (for counts per value) when they are at most
+# 1/_MINORITY of the source (int32: ≤ 1 MB at 1M records, as the mask itself); 0: never.
+_MINORITY = 4
 # A partner state with at most this many records is walked through directly.
 _FEW = 1 << 16
 _PARTNERS = 32
@@ -237,17 +240,35 @@ class _Mask:
     def __init__(self, mask: np.ndarray) -> None:
         self.mask, self.total = mask, int(np.count_nonzero(mask))
         self._per_value: dict[str, np.ndarray] = {}
+        self._few: tuple[bool, np.ndarray | None] | None = None
 
     def per_value(self, attr: str, column) -> np.ndarray:
         """How many of the records have each slot of ``attr`` (computed once per mask)."""
         found = self._per_value.get(attr)
         if found is None:
-            # Records outside the mask fall on slot 0 (one pass, no selection), whose count
-            # of records with a partner and no value is then the rest of the total.
-            found = np.bincount(column.slots * self.mask, minlength=len(column.uniques))
-            found[0] = self.total - found[1:].sum()
+            inside, few = self._minority()
+            if few is not None:  # count the few records on the mask's smaller side
+                found = np.bincount(column.slots[few], minlength=len(column.uniques))
+                found = found if inside else column.counts - found
+            else:
+                # Records outside the mask fall on slot 0 (one pass, no selection), whose
+                # count of records with a partner and no value is then the rest of the total.
+                found = np.bincount(column.slots * self.mask, minlength=len(column.uniques))
+                found[0] = self.total - found[1:].sum()
             self._per_value[attr] = found
         return found
+
+    def _minority(self) -> tuple[bool, np.ndarray | None]:
+        """The positions on the mask's smaller side (whether inside it), listed once per mask
+        when they are at most 1/_MINORITY of the source (else ``None``)."""
+        if self._few is None:
+            inside = 2 * self.total <= len(self.mask)
+            few = min(self.total, len(self.mask) - self.total)
+            listed = None
+            if _MINORITY and few * _MINORITY <= len(self.mask):
+                listed = np.flatnonzero(self.mask if inside else ~self.mask).astype(np.int32)
+            self._few = (inside, listed)
+        return self._few
 
 
 def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
@@ -262,8 +283,10 @@ def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
             everyone = index.pair_tables.pattern(care, want)
             if identical and not partners.complete_ok:
                 everyone = _near(everyone, identical, partners)
+            known = partners.within(care, want)  # the rows share one presence pattern
+            mine = None if known is None else np.full(len(everyone), known)
             mask = np.zeros(index.n, dtype=bool)
-            mask[everyone] = has_partner(everyone, identical, different, partners)
+            mask[everyone] = has_partner(everyone, identical, different, partners, mine)
         found = _Mask(mask)
         if len(index.pair_masks) >= _MASKS:
             index.pair_masks.clear()

@@ -27,6 +27,8 @@ __all__ = ["Partners"]
 
 # Count explicit partner records per code in a dense array up to this many codes.
 _DENSE_LOOKUP = 1 << 22
+# A dense count per code is made for at least 1/_BY_ROW lookups per code (the table's size).
+_BY_ROW = 8
 # Walk at most this many posting entries at once (bounds the temporary arrays).
 _WALK_CHUNK = 1 << 16
 
@@ -92,13 +94,38 @@ class Partners:
             ok &= self.index.columns[c.attribute].member(positions, c.slots)
         return ok
 
-    def count(self, attrs: frozenset[str], rows: np.ndarray, memo=None) -> np.ndarray:
+    def all_complete(self) -> bool:
+        """Whether every complete record is a partner record (a masked partner whose
+        presence pattern asks for no missing value)."""
+        return self.complete_ok and not self.constraints
+
+    def implicit(self) -> bool:
+        """Whether the partners are exactly the complete records (and no incomplete one):
+        counts are then the tables'."""
+        return self.all_complete() and not len(self.extra)
+
+    def within(self, care: int, want: int) -> bool | None:
+        """Whether every record whose missing bits under ``care`` equal ``want`` is a partner
+        record (``True``), none is (``False``), or it depends on the record (``None``)."""
+        if self.constraints or care != self.care:
+            return None
+        return want == self.want
+
+    def count(
+        self, attrs: frozenset[str], rows: np.ndarray, memo=None, *, keep: bool = False
+    ) -> np.ndarray:
         """For each record at ``rows``, the partners agreeing with it on heavy ``attrs``
-        (``memo``: see :meth:`PairTables.code`)."""
+        (``memo``: see :meth:`PairTables.code`; ``keep``: gather from the tables' kept
+        per-record counts, for terms other masks ask again)."""
         if not attrs:
             return np.full(len(rows), self.size(), dtype=np.int64)
+        if keep and self.all_complete():
+            out = self.tables.per_record(attrs)[rows].astype(np.int64)
+            if len(self.extra):
+                out += self._lookup(attrs, self.tables.code(attrs, rows, memo), True)
+            return out
         code = self.tables.code(attrs, rows, memo)
-        if self.complete_ok and not self.constraints and not len(self.extra):
+        if self.implicit():
             return self.tables.counts[attrs][code].astype(np.int64)
         out = np.zeros(len(rows), dtype=np.int64)
         if self.complete_ok:
@@ -112,24 +139,44 @@ class Partners:
             out += self._lookup(attrs, code, True)
         return out
 
+    def most(self, attrs: frozenset[str]) -> int:
+        """An upper bound of :meth:`count` over heavy ``attrs`` (non-empty) at any record:
+        the most complete records of one code (if they may be partners), plus the most
+        incomplete partner records of one code."""
+        most = self.tables.most(attrs) if self.complete_ok else 0
+        if len(self.extra):
+            most += int(self._counts(attrs, True, dense=False)[-1].max(initial=0))
+        return most
+
     def _meets(self, rows: np.ndarray) -> np.ndarray:
         ok = np.ones(len(rows), dtype=bool)
         for c in self.constraints.values():
             ok &= self.index.columns[c.attribute].member(rows, c.slots)
         return ok
 
-    def _lookup(self, attrs: frozenset[str], code: np.ndarray, extra: bool) -> np.ndarray:
-        """Counts of ``code`` among the explicit partner records (``extra`` or complete)."""
-        found = self._counted.get((attrs, extra))
+    def _counts(self, attrs: frozenset[str], extra: bool, dense: bool) -> tuple[np.ndarray, ...]:
+        """The explicit partner records (``extra`` or complete) per code over ``attrs``: a
+        dense count per code, or the codes that occur and their counts."""
+        found = self._counted.get((attrs, extra, dense))
         if found is None:
             records = self.extra if extra else self.complete_records()
             codes = self.tables.code(attrs, records)
-            size = len(self.tables.counts[attrs])
-            if size <= _DENSE_LOOKUP or size <= 4 * len(codes):  # a gather beats a search
+            if dense:
+                size = len(self.tables.counts[attrs])
                 found = (np.bincount(codes, minlength=size).astype(np.int32),)
             else:
                 found = np.unique(codes, return_counts=True)
-            self._counted[attrs, extra] = found
+            self._counted[attrs, extra, dense] = found
+        return found
+
+    def _lookup(self, attrs: frozenset[str], code: np.ndarray, extra: bool) -> np.ndarray:
+        """Counts of ``code`` among the explicit partner records (``extra`` or complete)."""
+        size = len(self.tables.counts[attrs])
+        records = len(self.extra) if extra else self.size() - len(self.extra)
+        # A dense table when a gather beats a search, and when its making (one pass over the
+        # codes, ~16 MB at 2M codes) pays: a few rows asking search the codes that occur.
+        dense = (size <= _DENSE_LOOKUP or size <= 4 * records) and size <= _BY_ROW * len(code)
+        found = self._counts(attrs, extra, dense)
         if len(found) == 1:
             return found[0][code]
         keys, counts = found

@@ -19,6 +19,9 @@ __all__ = ["has_partner", "pivot_mask"]
 
 # From this many rows on, order zero is summed once per code when codes repeat enough.
 _BY_CODE = 4096
+# Rows that are at least 1/_KEEP of the source gather order zero's terms from per-record
+# counts kept on the tables (shared by a page's masks); 0: never.
+_KEEP = 4
 # Rows are answered from the pivot's list of pairs when they are at least 1/_BY_PAIRS of it
 # (0: never).
 _BY_PAIRS = 8
@@ -31,13 +34,17 @@ def pivot_mask(identical: frozenset[str], different, partners: Partners) -> np.n
     return partners.by_pivot(identical, different) if _BY_PAIRS else None
 
 
-def has_partner(rows, identical: frozenset[str], different: frozenset[str], partners: Partners):
+def has_partner(
+    rows, identical: frozenset[str], different: frozenset[str], partners: Partners, mine=None
+):
     """Return a mask of the ``rows`` with ``N(r) > 0`` (see the module docstring).
 
     Every count here leaves ``r`` itself out (it is in ``B`` when it meets the partner's
-    evidence, and agrees with itself on everything), so the bounds stay tight.
+    evidence, and agrees with itself on everything), so the bounds stay tight. ``mine``:
+    whether each row is itself a partner record, when the caller knows.
     """
-    heavy = partners.tables.heavy
+    # Gathers by int32 positions cast them first: ~3x slower than by intp ones at 1M rows.
+    rows, heavy = rows.astype(np.intp, copy=False), partners.tables.heavy
     if len(rows) * _BY_PAIRS >= partners.tables.n_pairs:
         found = pivot_mask(identical, different, partners)
         if found is not None:
@@ -56,7 +63,7 @@ def has_partner(rows, identical: frozenset[str], different: frozenset[str], part
         return found
     shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
     others = sorted(different - shared)
-    mine = partners.contains(rows)
+    mine = partners.contains(rows) if mine is None else mine
     first = _first(rows, identical, shared, partners, mine)
     if not others:
         return first > 0
@@ -108,6 +115,9 @@ def _first(rows, identical, shared, partners: Partners, mine: np.ndarray) -> np.
     attrs, tables = identical | shared, partners.tables
     if not attrs or len(rows) < _BY_CODE:
         return _bracket(rows, identical, frozenset(), shared, partners, mine)
+    if _KEEP and partners.all_complete() and len(rows) * _KEEP >= len(tables.missing):
+        total = _sum(rows, identical, shared, partners, keep=True)
+        return total if shared else total - mine
     memo: dict = {}
     code = tables.code(attrs, rows, memo)
     needed = np.zeros(len(tables.counts[attrs]), dtype=bool)
@@ -126,7 +136,7 @@ def _most(identical: frozenset[str], f: str, partners: Partners) -> int:
     """The largest :func:`_bound` of ``f`` over all records."""
     tables = partners.tables
     if f in tables.heavy:
-        return tables.most(identical | {f}) + len(partners.extra)
+        return partners.most(identical | {f})
     heavy = identical & tables.heavy
     if heavy:
         return tables.most_both(heavy, f) - 1
@@ -155,13 +165,13 @@ def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarr
     return partners.walk(rows, agree, shared, exclude_self=True)
 
 
-def _sum(rows, agree: frozenset[str], shared: frozenset[str], partners: Partners, memo=None):
+def _sum(rows, agree, shared: frozenset[str], partners: Partners, memo=None, keep=False):
     """The partners agreeing on heavy ``agree`` and differing on heavy ``shared``, ``r``
     included: inclusion-exclusion over ``shared``, one lookup per term."""
     total = np.zeros(len(rows), dtype=np.int64)
     memo = {} if memo is None else memo
     for size in range(len(shared) + 1):
         for extra in combinations(sorted(shared), size):
-            hits = partners.count(agree | frozenset(extra), rows, memo)
+            hits = partners.count(agree | frozenset(extra), rows, memo, keep=keep)
             total = total - hits if size % 2 else total + hits
     return total

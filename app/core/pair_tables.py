@@ -37,6 +37,8 @@ MAX_HEAVY = 6
 #: A heavy attribute whose values two records share with at least this probability is
 #: expanded exactly in the inclusion-exclusion (categories), not bounded order by order.
 SHARED = 1 / 32
+# Per-record counts kept for every record (bytes, all subsets together; see :meth:`per_record`).
+_PER_RECORD_BYTES = 16 << 20
 
 
 def _uint(size: int) -> np.dtype:
@@ -75,6 +77,7 @@ class PairTables:
         self.derived: dict[frozenset[str], tuple[frozenset[str], str, int]] = {}
         self.counts: dict[frozenset[str], np.ndarray] = {}
         self._representatives: dict[frozenset[str], np.ndarray] = {}
+        self.kept: dict[frozenset[str], np.ndarray] = {}
         self._most: dict = {}
         ordered = [a for a in names if a in self.heavy]
         for size in range(1, len(ordered) + 1):
@@ -185,6 +188,22 @@ class PairTables:
             self._representatives[attrs] = found  # computed once, on first use
         return found
 
+    def per_record(self, attrs: frozenset[str]) -> np.ndarray:
+        """For every record, the complete records sharing its code over heavy ``attrs``.
+
+        Kept (at most :data:`_PER_RECORD_BYTES` together, ~2 MB a subset at 1M records): the
+        masks of one page ask the same few subsets (the identical attributes with the shared
+        categories) at almost every record, so each is one gather after the first.
+        """
+        found = self.kept.get(attrs)
+        if found is None:
+            found = self.counts[attrs][self.code(attrs, slice(None))]
+            kept = sum(a.nbytes for a in list(self.kept.values()))
+            if kept + found.nbytes > _PER_RECORD_BYTES:
+                self.kept.clear()  # coarse, but atomic under concurrent requests
+            self.kept[attrs] = found
+        return found
+
     def most(self, attrs: frozenset[str]) -> int:
         """The largest number of complete records sharing one code over heavy ``attrs``."""
         found = self._most.get(attrs)
@@ -214,14 +233,11 @@ class PairTables:
         return column.counts[column.slots[rows]] - 1
 
     def pattern(self, care: int, want: int) -> np.ndarray:
-        """Return the records whose missing bits under ``care`` equal ``want``, sorted."""
+        """Return the records whose missing bits under ``care`` equal ``want``, sorted (as
+        intp: a whole-source mask gathers and scatters by them, and int32 would be cast)."""
         if not care:
-            return np.arange(len(self.missing), dtype=np.int32)
-        if not want:
-            hit = (self.missing & self.missing.dtype.type(care)) == 0
-        else:
-            hit = (self.missing & self.missing.dtype.type(care)) == self.missing.dtype.type(want)
-        return np.flatnonzero(hit).astype(np.int32)
+            return np.arange(len(self.missing))
+        return np.flatnonzero(self.matches(slice(None), care, want))
 
     def matches(self, positions: np.ndarray, care: int, want: int) -> np.ndarray:
         """Return a mask of the ``positions`` whose missing bits under ``care`` equal ``want``."""

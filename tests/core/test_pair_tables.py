@@ -36,9 +36,13 @@ def knobs(draw) -> dict:
         (pair_anonymity, "_WHOLE_MIN"): 0,
         (pair_anonymity, "_FEW"): draw(st.sampled_from([0, 1 << 16])),
         (pair_search, "_BY_CODE"): draw(st.sampled_from([0, 4, 4096])),
+        (pair_search, "_KEEP"): draw(st.sampled_from([0, 1, 4])),
+        (pair_tables, "_PER_RECORD_BYTES"): draw(st.sampled_from([0, 1 << 20])),
+        (pair_anonymity, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
         (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 8, 10**9])),
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
+        (pair_partners, "_BY_ROW"): draw(st.sampled_from([0, 8, 10**9])),
         (pair_partners, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
     }
 

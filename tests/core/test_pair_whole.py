@@ -61,6 +61,9 @@ def _patches(draw) -> list:
         (pair_anonymity, "_WHOLE_MIN"): 0,
         (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 1, 10**9])),
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
+        (pair_search, "_BY_CODE"): draw(st.sampled_from([0, 4096])),
+        (pair_search, "_KEEP"): draw(st.sampled_from([0, 1, 4])),
+        (pair_anonymity, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
     }
     return [mock.patch.object(m, name, v) for (m, name), v in knobs.items()]
 
