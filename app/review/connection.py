@@ -28,9 +28,8 @@ def statement_connection(session: Session, model: type) -> tuple[Connection, boo
 
 def no_connection(session: Session) -> bool:
     """Whether the session has read or written nothing in the database yet (so the request
-    may run in autocommit). A token-authenticated request's session has begun a transaction
-    at the ORM level only (the cached user was merged into it), with no connection: that
-    counts as nothing."""
+    may run in autocommit). A session that has begun a transaction at the ORM level only (an
+    object added to it, say), with no connection, counts as nothing."""
     if session.new or session.dirty or session.deleted:
         return False
     transaction = session.get_transaction()

@@ -47,7 +47,7 @@ def test_every_json_body_of_the_api_is_covered():
 def test_both_checks_accept_what_the_schema_allows(name):
     validator = BodyValidator.of(SCHEMAS[name])
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
     @given(from_schema(SCHEMAS[name]))
     def check(body):
         assert validator.full.is_valid(body)
@@ -60,7 +60,7 @@ def test_both_checks_accept_what_the_schema_allows(name):
 def test_both_checks_agree_near_the_edges(name):
     validator = BodyValidator.of(SCHEMAS[name])
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
     @given(_near(SCHEMAS[name]))
     def check(body):
         try:

@@ -64,3 +64,23 @@ def test_a_wrong_token_is_never_remembered(app, client):
         assert me(client, worker).status_code == 401
     with app.app_context():
         assert app.extensions.get("mindfirl_tokens", {}) == {}
+
+
+def test_each_request_gets_its_own_user_in_no_session(app, client, monkeypatch):
+    """A remembered token gives every request a new detached user (no query, no merge):
+    one request's object never reaches another's session, and adding it to a session
+    (as a relationship's cascade would) works without touching the database."""
+    worker = make_worker(app, client)
+    seen = []
+    with app.test_request_context():
+        first = token_cache.cached_user_for_token(worker.headers["Authorization"][7:])
+        assert first in db.session  # looked up: the session's own
+        db.session.expunge_all()  # a request that has not loaded the user itself
+        for _ in range(2):
+            user = token_cache.cached_user_for_token(worker.headers["Authorization"][7:])
+            assert user not in db.session and sa.inspect(user).detached
+            assert (user.username, user.role, user.active) == ("wes", "worker", True)
+            seen.append(user)
+        assert seen[0] is not seen[1]
+        assert selects(app, lambda: db.session.add(seen[0])) == 0
+        assert not db.session.dirty and db.session.get(User, seen[0].id) is seen[0]
