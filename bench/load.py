@@ -215,6 +215,8 @@ def report(result: dict) -> None:
         f"{result['rate']:.0f} reveals/s; statuses {result['statuses']};"
         f" {result['decisions']} decisions"
     )
+    answered = sum(result["statuses"].values()) / result["elapsed"]
+    print(f"  reveal requests answered (charged or refused) {answered:.0f}/s")
     print(f"  reveal     p50 {ms(result['p50'])}  p99 {ms(result['p99'])}")
     print(f"  bystander  p50 {ms(result['by50'])}  p99 {ms(result['by99'])}  (GET /api/v1/me)")
     print(
