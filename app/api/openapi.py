@@ -136,8 +136,7 @@ def check_body(schema: Mapping[str, Any] | BodyValidator, required: bool = True)
     validator = schema if isinstance(schema, BodyValidator) else BodyValidator.of(schema)
     if validator.is_valid(body):
         return
-    validator = validator.full
-    error = jsonschema.exceptions.best_match(validator.iter_errors(body))
+    error = jsonschema.exceptions.best_match(validator.full.iter_errors(body))
     if error is not None:
         abort(400, describe(error))
 

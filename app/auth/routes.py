@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from app.auth import bp, throttle
@@ -35,9 +35,7 @@ def load_user_from_token(req) -> User | None:
     header = req.headers.get("Authorization", "")
     if not header.startswith("Bearer "):
         return None
-    user = cached_user_for_token(header.removeprefix("Bearer ").strip())
-    g.token_auth = user is not None
-    return user
+    return cached_user_for_token(header.removeprefix("Bearer ").strip())
 
 
 @bp.before_app_request

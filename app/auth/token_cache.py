@@ -27,6 +27,7 @@ from app.models import User
 from app.models.user import hash_token
 
 MAX_CACHED = 4096
+_COLUMNS = inspect(User).column_attrs  # what a cached user keeps
 
 
 def cached_user_for_token(plain: str) -> User | None:
@@ -45,9 +46,6 @@ def cached_user_for_token(plain: str) -> User | None:
             cache.clear()
         cache[digest] = (now + ttl, {a.key: getattr(user, a.key) for a in _COLUMNS})
     return user
-
-
-_COLUMNS = inspect(User).column_attrs
 
 
 def _detached(values: dict) -> User:

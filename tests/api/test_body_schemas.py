@@ -3,6 +3,7 @@ schema, so taking the fast one's word for a valid body changes no answer."""
 
 from __future__ import annotations
 
+import fastjsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,6 +40,14 @@ def _near(schema) -> st.SearchStrategy:
     return st.dictionaries(st.sampled_from(names) | st.text(max_size=4), EDGES, max_size=6)
 
 
+def _fast_accepts(validator: BodyValidator, body) -> bool:
+    try:
+        validator.fast(body)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
 def test_every_json_body_of_the_api_is_covered():
     assert {"api.reveal", "api.save_decision"} <= set(SCHEMAS), sorted(SCHEMAS)
 
@@ -51,7 +60,7 @@ def test_both_checks_accept_what_the_schema_allows(name):
     @given(from_schema(SCHEMAS[name]))
     def check(body):
         assert validator.full.is_valid(body)
-        validator.fast(body)  # raises if the compiled check refused it
+        assert _fast_accepts(validator, body)
 
     check()
 
@@ -63,11 +72,6 @@ def test_both_checks_agree_near_the_edges(name):
     @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
     @given(_near(SCHEMAS[name]))
     def check(body):
-        try:
-            validator.fast(body)
-            fast = True
-        except Exception:
-            fast = False
-        assert fast == validator.full.is_valid(body), body
+        assert _fast_accepts(validator, body) == validator.full.is_valid(body), body
 
     check()

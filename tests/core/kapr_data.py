@@ -10,6 +10,8 @@ from app.core.anonymity import AnonymityIndex, consistent
 from app.core.attributes import AttributeType
 from app.core.evidence import Evidence, Marker
 from app.core.kapr import SIDES, PairView
+from app.core.pair_anonymity import count_pair
+from app.core.pair_reference import count_pair_reference
 
 KINDS = {
     "name": AttributeType.STRING,
@@ -125,3 +127,12 @@ def brute_pair_risk(pair: PairView, left, right, model: str) -> Fraction:
             )
             total += p / k
     return total
+
+
+def assert_count_pair_exact(row, partner, markers, index: AnonymityIndex) -> None:
+    """``count_pair`` equals the reference on both sides, each counted afresh (no count
+    remembered from the other side)."""
+    for side in SIDES:
+        expected = count_pair_reference(row, partner, markers, side, index, index)
+        index.pair_counts.clear()
+        assert count_pair(row, partner, markers, side, index, index) == expected
