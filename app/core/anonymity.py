@@ -205,6 +205,8 @@ class AnonymityIndex:
             positions = positions[self.columns[c.attribute].member(positions, c.slots)]
         if count_only:
             return len(positions)
+        if len(ordered[0].slots) == 1:  # one posting list (sorted), filtered or copied
+            return positions if len(ordered) > 1 else positions.copy()
         if len(positions) * 16 < self.n:
             return np.sort(positions)
         chosen = np.zeros(self.n, dtype=bool)  # many records: a mask sorts in linear time

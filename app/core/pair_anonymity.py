@@ -55,6 +55,7 @@ from app.core.evidence import Markers, Relation, Row
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
 from app.core.pair_search import has_partner, pivot_mask
+from app.core.pair_walk import walk_partners
 
 __all__ = ["count_pair"]
 
@@ -159,6 +160,7 @@ def _count_pair(
         return whole
     rows = _get(candidates)
     rows = index.candidates(row) if rows is None else rows
+    rows = rows.astype(np.intp, copy=False)  # gathers by int32 positions would cast each time
     rows = rows[tables.matches(rows, care[side], want[side])]
     made = index.pair_masks.get(key)
     if made is not None:  # this pattern's mask, made for a larger row: one gather
@@ -168,7 +170,7 @@ def _count_pair(
     if identical and len(rows) and explicit:
         rows = _near(rows, identical, partners)
         if partners.size() <= _FEW and len(rows):  # walk the few partners themselves
-            walked = partners.walk_partners(rows, identical, different)
+            walked = walk_partners(partners, rows, identical, different)
             if walked is not None:
                 return int(np.count_nonzero(walked))
     if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:

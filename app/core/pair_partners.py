@@ -6,13 +6,9 @@ kept implicit: a masked partner's ``B`` is "every complete record" (plus the few
 records the presence pattern admits), so its terms are lookups in :class:`PairTables`. Only a
 partner that discloses something materialises its records, once per partner state.
 
-Two ways to count, for records ``r`` of the same source:
-
-- :meth:`Partners.count`: how many partners agree with ``r`` on a subset of heavy attributes
-  (a table lookup; for a disclosing partner, counts over its records);
-- :meth:`Partners.walk`: how many partners agree with ``r`` on ``agree`` and differ on
-  ``differ``, by walking the posting list of ``r``'s value of the ``agree`` attribute with the
-  fewest records, per record (short when an attribute is light).
+:meth:`Partners.count` tells, for records ``r`` of the same source, how many partners agree
+with ``r`` on a subset of heavy attributes (a table lookup; for a disclosing partner, counts
+over its records). Counts the tables do not reach walk lists instead (:mod:`app.core.pair_walk`).
 """
 
 from __future__ import annotations
@@ -20,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex, Constraint
-from app.core.pair_reference import _keys
-from app.core.pair_tables import SHARED
 
 __all__ = ["Partners"]
 
@@ -29,8 +23,6 @@ __all__ = ["Partners"]
 _DENSE_LOOKUP = 1 << 22
 # A dense count per code is made for at least 1/_BY_ROW lookups per code (the table's size).
 _BY_ROW = 8
-# Walk at most this many posting entries at once (bounds the temporary arrays).
-_WALK_CHUNK = 1 << 16
 
 
 class Partners:
@@ -52,6 +44,8 @@ class Partners:
         self._records: np.ndarray | None = None
         self._counted: dict[tuple[frozenset[str], bool], tuple] = {}
         self._held: dict[str, np.ndarray] = {}
+        #: The partner records grouped by their key over an agree set (:mod:`pair_walk`).
+        self.groups: dict[frozenset[str], tuple | None] = {}
 
     def complete_records(self) -> np.ndarray:
         """The complete partner records (materialised: only when the partner discloses)."""
@@ -174,16 +168,25 @@ class Partners:
         size = len(self.tables.counts[attrs])
         records = len(self.extra) if extra else self.size() - len(self.extra)
         # A dense table when a gather beats a search, and when its making (one pass over the
-        # codes, ~16 MB at 2M codes) pays: a few rows asking search the codes that occur.
+        # codes, ~16 MB at 2M codes) pays: a few rows asking count only the partner records
+        # that share their codes (or search the codes that occur, when already listed).
         dense = (size <= _DENSE_LOOKUP or size <= 4 * records) and size <= _BY_ROW * len(code)
+        if not dense and (attrs, extra, False) not in self._counted:
+            return self._probe(attrs, code, extra)
         found = self._counts(attrs, extra, dense)
         if len(found) == 1:
             return found[0][code]
-        keys, counts = found
-        if not len(keys):
-            return np.zeros(len(code), dtype=np.int64)
-        at = np.minimum(np.searchsorted(keys, code), len(keys) - 1)
-        return np.where(keys[at] == code, counts[at], 0)
+        return _search(*found, code)
+
+    def _probe(self, attrs: frozenset[str], code: np.ndarray, extra: bool) -> np.ndarray:
+        """Counts of ``code`` among the explicit partner records, for a few rows: keeps the
+        records whose code a row asks for (one gather each) and counts only those, instead
+        of sorting every partner's code."""
+        records = self.extra if extra else self.complete_records()
+        theirs = self.tables.code(attrs, records)
+        asked = np.zeros(len(self.tables.counts[attrs]), dtype=bool)
+        asked[code] = True
+        return _search(*np.unique(theirs[asked[theirs]], return_counts=True), code)
 
     def by_pivot(self, agree: frozenset[str], differ) -> np.ndarray | None:
         """A mask of all records with a partner agreeing on ``agree`` (holding the pivot of
@@ -207,104 +210,10 @@ class Partners:
         found[j[self.contains(i)]] = True
         return found
 
-    def walk(
-        self, rows: np.ndarray, agree: frozenset[str], differ, exclude_self: bool
-    ) -> np.ndarray:
-        """For each record at ``rows``, the partners agreeing on ``agree`` (non-empty) and
-        differing on every attribute of ``differ`` (``r`` itself excluded if asked).
 
-        Walks the posting list of each record's value of the lightest attribute of ``agree``
-        (without one, the shortest of its heavy ones but a category's) and compares the rest:
-        the heavy attributes by one table code.
-        """
-        share, heavy = self.tables.agreement, self.tables.heavy
-        light = sorted(agree - heavy)  # a light attribute's lists are short: take the lightest
-        pivots = (
-            [min(light, key=share.get)] if light else sorted(a for a in agree if share[a] < SHARED)
-        )
-        pivots = pivots or [min(sorted(agree), key=share.get)]
-        columns = self.index.columns
-        # Partners agreeing or differing (present) on every marked attribute meet the
-        # presence pattern: a masked partner's need no other check.
-        known = sum(self.tables.bit[a] for a in agree | set(differ))
-        verify = bool(self.constraints or self.want or self.care & ~known)
-        out = np.zeros(len(rows), dtype=np.int64)
-        if len(pivots) == 1:
-            choice, sizes = None, [columns[pivots[0]].counts[columns[pivots[0]].slots[rows]]]
-        else:
-            sizes = np.stack([columns[a].counts[columns[a].slots[rows]] for a in pivots])
-            choice = sizes.argmin(axis=0)
-        for i, pivot in enumerate(pivots):
-            picked = np.arange(len(rows)) if choice is None else np.flatnonzero(choice == i)
-            if not len(picked):
-                continue
-            checks = self._checks(agree - {pivot}, differ)
-            column = columns[pivot]
-            for lo, hi in _chunks(sizes[i][picked]):
-                part = picked[lo:hi]
-                mine = column.slots[rows[part]]
-                lists = (column.offsets[mine], column.counts[mine], column.order)
-                out[part] = self._walk(rows[part], lists, checks, exclude_self, verify)
-        return out
-
-    def walk_partners(self, rows: np.ndarray, agree: frozenset[str], differ) -> np.ndarray | None:
-        """Like :meth:`walk` with ``r`` excluded, through the partner records themselves
-        grouped by their values of ``agree`` (non-empty): for a partner that discloses
-        something, whose records are few. ``None`` when the rows would walk too many."""
-        records, tables = self.records(), self.tables
-        heavy = frozenset(agree & tables.heavy)
-        pairs = [(tables.code(heavy, rows), tables.code(heavy, records))] if heavy else []
-        slots = [self.index.columns[a].slots for a in sorted(agree - heavy)]
-        key_r, key_b, span = _keys(pairs + [(s[rows], s[records]) for s in slots])
-        order = np.argsort(key_b, kind="stable")
-        if span <= _DENSE_LOOKUP:  # where each key's run starts and how long it is: gathers
-            per_key = np.bincount(key_b, minlength=span)
-            lengths = per_key[key_r]
-            starts = (np.cumsum(per_key) - per_key)[key_r]
-        else:
-            keys = key_b[order]
-            starts = np.searchsorted(keys, key_r)
-            lengths = np.searchsorted(keys, key_r, "right") - starts
-        if int(lengths.sum()) > _WALK_CHUNK + 4 * len(rows):
-            return None  # many partners per row: the tables count faster
-        checks = self._checks(frozenset(), differ)
-        out = np.zeros(len(rows), dtype=np.int64)
-        for lo, hi in _chunks(lengths):
-            lists = (starts[lo:hi], lengths[lo:hi], records[order])
-            out[lo:hi] = self._walk(rows[lo:hi], lists, checks, True, verify=False)
-        return out
-
-    def _checks(self, agree: frozenset[str], differ) -> list[tuple]:
-        """Per-record values to compare, and whether they must differ (else be equal)."""
-        heavy, tables = self.tables.heavy, self.tables
-        together = frozenset(agree & heavy)
-        checks = [(lambda at: tables.code(together, at), False)] if together else []
-        checks += [(self.index.columns[a].slots.__getitem__, False) for a in sorted(agree - heavy)]
-        return checks + [(self.index.columns[a].slots.__getitem__, True) for a in sorted(differ)]
-
-    def _walk(self, rows, lists, checks, exclude_self: bool, verify: bool) -> np.ndarray:
-        """Count, per row, the entries of its list (start, length in ``order``) that pass
-        the checks (and are partner records, if ``verify``)."""
-        starts, lengths, order = lists
-        owner = np.repeat(np.arange(len(rows)), lengths)
-        shift = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-        found = order[shift + np.arange(len(owner))]
-        ok = self.contains(found) if verify else None
-        for values, differ in checks:
-            theirs, own = values(found), values(rows)[owner]
-            passed = (theirs != own) & (theirs != 0) if differ else theirs == own
-            ok = passed if ok is None else ok & passed
-        if ok is None:
-            ok = np.ones(len(found), dtype=bool)
-        if exclude_self:
-            ok &= found != rows[owner]
-        return np.bincount(owner[ok], minlength=len(rows))
-
-
-def _chunks(lengths: np.ndarray) -> list[tuple[int, int]]:
-    """Split rows into runs walking about :data:`_WALK_CHUNK` entries each (rows walking
-    nothing at the start are skipped: their count is zero)."""
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if len(ends) else 0
-    bounds = np.searchsorted(ends, np.arange(0, max(total, 1), _WALK_CHUNK), "right").tolist()
-    return list(zip(bounds, [*bounds[1:], len(lengths)], strict=True))
+def _search(keys: np.ndarray, counts: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """The count of each of ``code`` among sorted ``keys`` (0 where it does not occur)."""
+    if not len(keys):
+        return np.zeros(len(code), dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, code), len(keys) - 1)
+    return np.where(keys[at] == code, counts[at], 0)

@@ -14,6 +14,7 @@ import numpy as np
 
 from app.core.pair_partners import Partners
 from app.core.pair_tables import SHARED
+from app.core.pair_walk import walk
 
 __all__ = ["has_partner", "pivot_mask"]
 
@@ -59,7 +60,7 @@ def has_partner(
             bound = np.minimum(bound, agreeing)
         found = np.zeros(len(rows), dtype=bool)
         keep = np.flatnonzero(bound > 0)
-        found[keep] = partners.walk(rows[keep], identical, different, exclude_self=True) > 0
+        found[keep] = walk(partners, rows[keep], identical, different, exclude_self=True) > 0
         return found
     shared = frozenset(f for f in different if f in heavy and _shared(partners, f))
     others = sorted(different - shared)
@@ -162,7 +163,7 @@ def _bracket(rows, identical, subset, shared, partners: Partners, mine: np.ndarr
         total = _sum(rows, agree, shared, partners)
         # r itself agrees with itself on everything: in the sum only without "differ".
         return total if shared else total - mine
-    return partners.walk(rows, agree, shared, exclude_self=True)
+    return walk(partners, rows, agree, shared, exclude_self=True)
 
 
 def _sum(rows, agree, shared: frozenset[str], partners: Partners, memo=None, keep=False):

@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_search, pair_tables
+from app.core import pair_anonymity, pair_search, pair_tables, pair_walk
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.pair_anonymity import _Mask, count_pair
@@ -96,6 +96,34 @@ def test_partner_shortcuts_bound_and_decide_what_the_records_say(cols, data):
     if known is not None:
         rows = index.pair_tables.pattern(care, want)
         assert partners.contains(rows).tolist() == [known] * len(rows)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    cols=columns(min_size=2, max_size=16),
+    data=st.data(),
+    heavy=st.booleans(),
+    wide=st.booleans(),
+)
+def test_walking_the_partners_themselves_counts_what_the_posting_lists_count(
+    cols, data, heavy, wide
+):
+    """Partner records grouped once per state (or, for keys too wide to keep, keyed with the
+    rows each time) give every row the count a walk of its posting list gives."""
+    index = _heavy_index(cols) if heavy else AnonymityIndex.build(cols, KINDS)
+    partners = data.draw(partner_states(index))
+    agree = frozenset(data.draw(st.sets(st.sampled_from(ATTRS), min_size=1)))
+    rest = sorted(set(ATTRS) - agree)
+    differ = frozenset(data.draw(st.sets(st.sampled_from(rest)))) if rest else frozenset()
+    positions = st.integers(0, index.n - 1)
+    rows = np.array(data.draw(st.lists(positions, max_size=2 * index.n)), dtype=np.intp)
+    marked = sum(index.pair_tables.bit[a] for a in agree | differ)
+    rows = rows[index.pair_tables.matches(rows, marked, 0)]  # as markers leave them
+    expected = pair_walk.walk(partners, rows, agree, differ, exclude_self=True).tolist()
+    with mock.patch.object(pair_walk, "_KEY_LIMIT", 1 if wide else pair_walk._KEY_LIMIT):
+        for _ in range(2):  # grouped once, then the groups kept
+            walked = pair_walk.walk_partners(partners, rows, agree, differ)
+            assert walked is None or walked.tolist() == expected
 
 
 def _near_misses(n: int = 3000) -> dict[str, list[str | None]]:

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_partners, pair_search, pair_tables
+from app.core import pair_anonymity, pair_partners, pair_search, pair_tables, pair_walk
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
@@ -43,7 +43,9 @@ def knobs(draw) -> dict:
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
         (pair_partners, "_BY_ROW"): draw(st.sampled_from([0, 8, 10**9])),
-        (pair_partners, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
+        (pair_walk, "_WALK_CHUNK"): draw(st.sampled_from([1, 3, 1 << 16])),
+        (pair_walk, "_DENSE_KEYS"): draw(st.sampled_from([0, 1 << 22])),
+        (pair_walk, "_KEY_LIMIT"): draw(st.sampled_from([1, 1 << 62])),
     }
 
 
