@@ -207,8 +207,8 @@ class AnonymityIndex:
             return len(positions)
         if len(ordered[0].slots) == 1:  # one posting list (sorted), filtered or copied
             return positions if len(ordered) > 1 else positions.copy()
-        if len(positions) * 16 < self.n:
-            return np.sort(positions)
+        if len(positions) * 16 < self.n:  # sorted posting lists: stable sort merges runs
+            return np.sort(positions, kind="stable")
         chosen = np.zeros(self.n, dtype=bool)  # many records: a mask sorts in linear time
         chosen[positions] = True
         return np.flatnonzero(chosen).astype(np.int32)
