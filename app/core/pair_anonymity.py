@@ -19,6 +19,10 @@ Markers are per attribute: the character-level alignment markers of a partial di
 used beyond the characters each row discloses. An attribute without a marker relates nothing.
 
 Computation, for two rows of one source (two sources: :mod:`app.core.pair_reference`).
+A partner's constraint on an identical attribute moves to the row: a partner agreeing with
+``r`` there has ``r``'s value, so it meets the constraint iff ``r`` does (``k_i`` counts the
+rows meeting it beside the partner without it; a partner disclosing only identical
+attributes is then counted as a masked one, whose terms are lookups and whose masks are shared).
 Presence is one bit-mask test per side (:class:`PairTables`); the partner side ``B`` stays
 implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different attributes,
 ``N(r)`` = the partners of ``r`` and ``k_i = #{r : N(r) > 0}``:
@@ -49,7 +53,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from app.core.anonymity import AnonymityIndex
+from app.core.anonymity import AnonymityIndex, Constraint
 from app.core.attributes import AttributeType, Level
 from app.core.evidence import Markers, Relation, Row
 from app.core.pair_partners import Partners
@@ -144,7 +148,14 @@ def _count_pair(
     constraints = index.constraints(partner)
     if any(c.size == 0 for c in constraints.values()):
         return 0
-    shown = frozenset((a, ev) for a, ev in partner.items() if ev.level is not Level.MASKED)
+    # A partner agreeing with r on an identical attribute has r's value: it meets the
+    # partner's constraint there iff r does. Such constraints filter the rows instead, and
+    # the partner state (its tables, masks and walks) is the one without them.
+    moved = {a: c for a, c in constraints.items() if a in same}
+    constraints = {a: c for a, c in constraints.items() if a not in same}
+    shown = frozenset(
+        (a, ev) for a, ev in partner.items() if ev.level is not Level.MASKED and a not in same
+    )
     state = (care[other], want[other], shown)
     partners = index.pair_partners.get(state)
     if partners is None:
@@ -155,11 +166,12 @@ def _count_pair(
     if not partners.size():
         return 0
     key = (care[side], want[side], frozenset(same), frozenset(unlike), state)
-    whole = _whole_count(index, key, partners, row)
+    mine = _combined(index, index.constraints(row), moved)
+    whole = _whole_count(index, key, partners, row, mine)
     if whole is not None:
         return whole
-    rows = _get(candidates)
-    rows = index.candidates(row) if rows is None else rows
+    rows = None if moved else _get(candidates)
+    rows = index.select(mine) if rows is None else rows
     rows = rows.astype(np.intp, copy=False)  # gathers by int32 positions would cast each time
     rows = rows[tables.matches(rows, care[side], want[side])]
     made = index.pair_masks.get(key)
@@ -197,16 +209,33 @@ def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np
     return rows[allowed[values(rows)]]
 
 
-def _whole_count(index: AnonymityIndex, key: tuple, partners: Partners, row: Row) -> int | None:
-    """``k_i`` of a row constrained on at most one attribute against a masked partner, from
-    the pattern's whole-source mask; ``None`` to count the row's records instead.
+def _combined(index: AnonymityIndex, mine: dict, moved: dict) -> dict[str, Constraint]:
+    """The row's constraints with the partner's ``moved`` ones (intersected per attribute)."""
+    if not moved:
+        return mine
+    mine = dict(mine)
+    for a, c in moved.items():
+        own = mine.get(a)
+        if own is None or own is c:
+            mine[a] = c
+        else:
+            slots = np.intersect1d(own.slots, c.slots)
+            mine[a] = Constraint(a, slots, int(index.columns[a].counts[slots].sum()))
+    return mine
+
+
+def _whole_count(
+    index: AnonymityIndex, key: tuple, partners: Partners, row: Row, mine: dict
+) -> int | None:
+    """``k_i`` of a row constrained (``mine``) on at most one attribute against a masked
+    partner, from the pattern's whole-source mask; ``None`` to count the row's records
+    instead.
 
     A large row is counted from the mask's records per value of its attribute, so its
     records are never listed. A small one makes the mask first when the page will need it
     anyway: its previews reveal each masked category, whose values are shared by a large
     share of the source (the first page of a pair shows one such row per cell).
     """
-    mine = index.constraints(row)
     if len(mine) > 1 or partners.constraints:
         return None
     (attr, c), *_ = [*mine.items(), (None, None)]
