@@ -17,7 +17,7 @@ from app.core.evidence import Evidence, Marker, Relation
 from app.core.pair_anonymity import _Mask, count_pair
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
-from tests.core.kapr_data import ATTRS, KINDS, assert_count_pair_exact, columns, values
+from tests.core.kapr_data import ATTRS, KINDS, assert_count_pair_exact, cell, columns, values
 
 
 def _subsets(attrs) -> list[frozenset[str]]:
@@ -169,6 +169,27 @@ def test_masks_sharing_kept_counts_and_partial_partners_match_the_reference(data
     finally:
         for knob in knobs:
             knob.stop()
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_partners_identical_values_filter_the_rows_and_leave_it_masked(data):
+    """A partner agreeing with r on an identical attribute has r's value there, so it meets
+    the partner's constraint on it iff r does: exact whatever each side shows of it (the
+    row's own constraint intersected with the partner's), and the partner counted is the
+    masked one (no partner state holds the disclosed identical attribute)."""
+    index = AnonymityIndex.build(_near_misses(), KINDS)
+    i, j = data.draw(st.integers(0, index.n - 1)), data.draw(st.integers(0, index.n - 1))
+    mine, theirs = values(index, i), values(index, j)
+    markers = {a: Marker.between(mine[a], theirs[a]) for a in ATTRS}
+    markers["name"] = Marker(Relation.IDENTICAL)  # a near miss: the same last name
+    partner = {a: data.draw(cell(theirs[a], a)) for a in ATTRS}
+    row = {a: data.draw(cell(mine[a], a)) for a in ATTRS}
+    with mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0):
+        assert_count_pair_exact(row, partner, markers, index)
+    identical = {a for a, m in markers.items() if m.relation is Relation.IDENTICAL}
+    for _care, _want, shown in index.pair_partners:
+        assert not {a for a, _ in shown} & identical
 
 
 _INDEX: list[AnonymityIndex] = []
