@@ -217,6 +217,11 @@ def report(result: dict) -> None:
     )
     answered = sum(result["statuses"].values()) / result["elapsed"]
     print(f"  reveal requests answered (charged or refused) {answered:.0f}/s")
+    if result.get("offered") and answered >= 0.95 * result["offered"]:
+        print(
+            f"  (the {result['offered']:g} requests/s offered, refusals included, are the limit"
+            " here, not the server: --rate 0 measures the saturation throughput)"
+        )
     print(f"  reveal     p50 {ms(result['p50'])}  p99 {ms(result['p99'])}")
     print(f"  bystander  p50 {ms(result['by50'])}  p99 {ms(result['by99'])}  (GET /api/v1/me)")
     print(
@@ -275,6 +280,7 @@ async def drive(study: dict, args, server: subprocess.Popen, schema: str) -> lis
     ]
     offered = f"offered {args.rate:g} reveals/s" if args.rate else "back to back"
     results = [await run_phase(f"mixed ({offered})", callers, study, args, meters)]
+    results[0]["offered"] = args.rate
     one = [lambda phase: burst(phase, burster, args.port)]
     results.append(
         await run_phase("burst (one worker, 32 concurrent reveals)", one, study, args, meters)
