@@ -7,8 +7,9 @@ records the presence pattern admits), so its terms are lookups in :class:`PairTa
 partner that discloses something materialises its records, once per partner state.
 
 :meth:`Partners.count` tells, for records ``r`` of the same source, how many partners agree
-with ``r`` on a subset of heavy attributes (a table lookup; for a disclosing partner, counts
-over its records). Counts the tables do not reach walk lists instead (:mod:`app.core.pair_walk`).
+with ``r`` on a subset of heavy attributes (a table lookup; for a partner disclosing a category,
+a lookup at ``r``'s code with that category's value put in; otherwise counts over its
+records). Counts the tables do not reach walk lists instead (:mod:`app.core.pair_walk`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ __all__ = ["Partners"]
 _DENSE_LOOKUP = 1 << 22
 # A dense count per code is made for at least 1/_BY_ROW lookups per code (the table's size).
 _BY_ROW = 8
+# A partner constrained to at most this many values of one heavy attribute is counted from
+# the tables, one lookup per value (see Partners._swapped).
+_SWAPPED = 4
 
 
 class Partners:
@@ -130,10 +134,31 @@ class Partners:
                 out += self.tables.counts[attrs][code]
                 if self.constraints:  # a partner agreeing on them meets them iff r does
                     out *= self._meets(rows)
+            elif (swapped := self._swapped(attrs, rows)) is not None:
+                out += swapped
             else:
                 out += self._lookup(attrs, code, False)
         if len(self.extra):
             out += self._lookup(attrs, code, True)
+        return out
+
+    def _swapped(self, attrs: frozenset[str], rows: np.ndarray) -> np.ndarray | None:
+        """The complete partner records agreeing with each row on heavy ``attrs``, for a
+        partner constrained to a few values of one heavy attribute ``a`` outside ``attrs`` (a
+        disclosed category): the complete records with the row's values on ``attrs`` and
+        value ``v`` on ``a`` are one table lookup, at the row's code over ``attrs ∪ {a}`` with
+        its ``a`` replaced by ``v``. ``None`` when the codes cannot be rebuilt so."""
+        if len(self.constraints) != 1:
+            return None
+        ((a, c),) = self.constraints.items()
+        if a not in self.tables.heavy or len(c.slots) > _SWAPPED:
+            return None
+        both, out = attrs | {a}, np.zeros(len(rows), dtype=np.int64)
+        for v in c.slots.tolist():
+            code = self.tables.code_with(both, rows, a, v)
+            if code is None:
+                return None
+            out += self.tables.counts[both][code]
         return out
 
     def most(self, attrs: frozenset[str]) -> int:

@@ -171,6 +171,27 @@ class PairTables:
             memo[attrs] = code
         return code
 
+    def code_with(
+        self, attrs: frozenset[str], positions: np.ndarray, attr: str, slot: int
+    ) -> np.ndarray | None:
+        """The codes over heavy ``attrs`` of the records at ``positions`` with their slot of
+        ``attr`` (in ``attrs``) replaced by ``slot``; ``None`` when a ranked code lies on the
+        way from ``attr`` to ``attrs`` (only derived codes can be rebuilt with another slot)."""
+        if attrs == {attr}:
+            return np.full(len(positions), slot, dtype=np.int64)
+        if attrs not in self.derived:
+            return None
+        parent, last, radix = self.derived[attrs]
+        if last == attr:
+            code = self.code(parent, positions).astype(np.int64)
+            code *= radix
+            return code + slot
+        code = self.code_with(parent, positions, attr, slot)
+        if code is None:
+            return None
+        code *= radix
+        return code + self.slots[last][positions]
+
     @property
     def nbytes(self) -> int:
         own = sum(c.nbytes for t, c in self.codes.items() if len(t) > 1)  # singles are slots
