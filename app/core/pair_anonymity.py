@@ -42,7 +42,7 @@ implicit (:class:`Partners`). With ``I`` the identical and ``F`` the different a
   Beside a masked partner, a row disclosing one attribute is counted from the mask's records
   per value of that attribute (its records are never listed), and a small such row makes the
   mask first when its category previews will need it anyway; once made, a mask answers any
-  row of its pattern with one gather.
+  row of its pattern with one gather (:mod:`app.core.pair_masks`).
 - When ``I`` holds the *pivot* (the light attribute records share least: an id), the mask is
   one pass over the pivot's list of pairs of records sharing a value (:class:`PairTables`).
 """
@@ -54,26 +54,20 @@ from collections.abc import Callable
 import numpy as np
 
 from app.core.anonymity import AnonymityIndex, Constraint
-from app.core.attributes import AttributeType, Level
+from app.core.attributes import Level
 from app.core.evidence import Markers, Relation, Row
+from app.core.pair_masks import large, whole, whole_count
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
-from app.core.pair_search import has_partner, pivot_mask
+from app.core.pair_search import has_partner
 from app.core.pair_walk import walk_partners
 
 __all__ = ["count_pair"]
 
 # How many pair-model counts an index remembers before it starts afresh.
 _REMEMBERED = 4096
-# Rows with at least 1/_WHOLE of the source's records (and _WHOLE_MIN records) are answered
-# from a whole-source mask; an index keeps _MASKS of them and _PARTNERS partner states.
-_WHOLE = 8
-_WHOLE_MIN = 4096
-_MASKS = 32  # a page of 10 pairs needs at most 20 (one per side)
-# A mask lists the records on its smaller side (for counts per value) when they are at most
-# 1/_MINORITY of the source (int32: ≤ 1 MB at 1M records, as the mask itself); 0: never.
-_MINORITY = 4
-# A partner state with at most this many records is walked through directly.
+# A partner state with at most this many records is walked through directly; an index keeps
+# _PARTNERS partner states.
 _FEW = 1 << 16
 _PARTNERS = 32
 
@@ -167,9 +161,9 @@ def _count_pair(
         return 0
     key = (care[side], want[side], frozenset(same), frozenset(unlike), state)
     mine = _combined(index, index.constraints(row), moved)
-    whole = _whole_count(index, key, partners, row, mine)
-    if whole is not None:
-        return whole
+    counted = whole_count(index, key, partners, row, mine)
+    if counted is not None:
+        return counted
     rows = None if moved else _get(candidates)
     rows = index.select(mine) if rows is None else rows
     rows = rows.astype(np.intp, copy=False)  # gathers by int32 positions would cast each time
@@ -180,33 +174,16 @@ def _count_pair(
     identical, different = frozenset(same), frozenset(unlike)
     explicit = partners.constraints or not partners.complete_ok
     if identical and len(rows) and explicit:
-        rows = _near(rows, identical, partners)
+        rows = partners.near(rows, identical)
         if partners.size() <= _FEW and len(rows):  # walk the few partners themselves
             walked = walk_partners(partners, rows, identical, different)
             if walked is not None:
                 return int(np.count_nonzero(walked))
-    if not explicit and len(rows) >= _WHOLE_MIN and len(rows) * _WHOLE >= index.n:
-        return int(np.count_nonzero(_whole(index, key, partners).mask[rows]))
+    if not explicit and large(index, len(rows)):
+        return int(np.count_nonzero(whole(index, key, partners).mask[rows]))
     if not len(rows):
         return 0
     return int(np.count_nonzero(has_partner(rows, identical, different, partners)))
-
-
-def _near(rows: np.ndarray, identical: frozenset[str], partners: Partners) -> np.ndarray:
-    """Keep the ``rows`` sharing their identical values with some partner (one lookup)."""
-    records = partners.records()
-    if len(records) >= len(rows):
-        return rows
-    tables = partners.tables
-    heavy = identical & tables.heavy
-    if heavy:
-        size, values = len(tables.counts[heavy]), lambda at: tables.code(heavy, at)
-    else:
-        column = partners.index.columns[min(sorted(identical), key=tables.agreement.get)]
-        size, values = len(column.uniques), column.slots.__getitem__
-    allowed = np.zeros(size, dtype=bool)
-    allowed[values(records)] = True
-    return rows[allowed[values(rows)]]
 
 
 def _combined(index: AnonymityIndex, mine: dict, moved: dict) -> dict[str, Constraint]:
@@ -222,104 +199,3 @@ def _combined(index: AnonymityIndex, mine: dict, moved: dict) -> dict[str, Const
             slots = np.intersect1d(own.slots, c.slots)
             mine[a] = Constraint(a, slots, int(index.columns[a].counts[slots].sum()))
     return mine
-
-
-def _whole_count(
-    index: AnonymityIndex, key: tuple, partners: Partners, row: Row, mine: dict
-) -> int | None:
-    """``k_i`` of a row constrained (``mine``) on at most one attribute against a masked
-    partner, from the pattern's whole-source mask; ``None`` to count the row's records
-    instead.
-
-    A large row is counted from the mask's records per value of its attribute, so its
-    records are never listed. A small one makes the mask first when the page will need it
-    anyway: its previews reveal each masked category, whose values are shared by a large
-    share of the source (the first page of a pair shows one such row per cell).
-    """
-    if len(mine) > 1 or partners.constraints:
-        return None
-    (attr, c), *_ = [*mine.items(), (None, None)]
-    size = index.n if c is None else c.size
-    large = size >= _WHOLE_MIN and size * _WHOLE >= index.n
-    if not large:
-        if key not in index.pair_masks and _soon(index, row):
-            _whole(index, key, partners)
-        return None  # counted through the mask, if made, from the row's records
-    if c is not None and len(index.columns[attr].uniques) * _WHOLE > index.n:
-        return None  # a per-value count as large as the source: list the rows instead
-    whole = _whole(index, key, partners)
-    if c is None:
-        return whole.total
-    return int(whole.per_value(attr, index.columns[attr])[c.slots].sum())
-
-
-def _soon(index: AnonymityIndex, row: Row) -> bool:
-    """Whether revealing a masked category of ``row`` would make a large row (expected)."""
-    if index.n < _WHOLE_MIN:
-        return False
-    shared = index.pair_tables.agreement
-    return any(
-        ev.level is Level.MASKED and ev.total and shared[a] * _WHOLE >= 1
-        for a, ev in row.items()
-        if index.columns[a].kind is AttributeType.CATEGORY
-    )
-
-
-class _Mask:
-    """The records with a partner (a whole-source mask) and their number per value."""
-
-    def __init__(self, mask: np.ndarray) -> None:
-        self.mask, self.total = mask, int(np.count_nonzero(mask))
-        self._per_value: dict[str, np.ndarray] = {}
-        self._few: tuple[bool, np.ndarray | None] | None = None
-
-    def per_value(self, attr: str, column) -> np.ndarray:
-        """How many of the records have each slot of ``attr`` (computed once per mask)."""
-        found = self._per_value.get(attr)
-        if found is None:
-            inside, few = self._minority()
-            if few is not None:  # count the few records on the mask's smaller side
-                found = np.bincount(column.slots[few], minlength=len(column.uniques))
-                found = found if inside else column.counts - found
-            else:
-                # Records outside the mask fall on slot 0 (one pass, no selection), whose
-                # count of records with a partner and no value is then the rest of the total.
-                found = np.bincount(column.slots * self.mask, minlength=len(column.uniques))
-                found[0] = self.total - found[1:].sum()
-            self._per_value[attr] = found
-        return found
-
-    def _minority(self) -> tuple[bool, np.ndarray | None]:
-        """The positions on the mask's smaller side (whether inside it), listed once per mask
-        when they are at most 1/_MINORITY of the source (else ``None``)."""
-        if self._few is None:
-            inside = 2 * self.total <= len(self.mask)
-            few = min(self.total, len(self.mask) - self.total)
-            listed = None
-            if _MINORITY and few * _MINORITY <= len(self.mask):
-                listed = np.flatnonzero(self.mask if inside else ~self.mask).astype(np.int32)
-            self._few = (inside, listed)
-        return self._few
-
-
-def _whole(index: AnonymityIndex, key: tuple, partners: Partners) -> _Mask:
-    """Return the mask of the source's records (meeting the row's presence) with a partner."""
-    found = index.pair_masks.get(key)
-    if found is None:
-        care, want, identical, different, _ = key
-        mask = pivot_mask(identical, different, partners)
-        if mask is not None:  # every record at once: keep those meeting the presence
-            mask &= index.pair_tables.matches(slice(None), care, want)
-        else:
-            everyone = index.pair_tables.pattern(care, want)
-            if identical and not partners.complete_ok:
-                everyone = _near(everyone, identical, partners)
-            known = partners.within(care, want)  # the rows share one presence pattern
-            mine = None if known is None else np.full(len(everyone), known)
-            mask = np.zeros(index.n, dtype=bool)
-            mask[everyone] = has_partner(everyone, identical, different, partners, mine)
-        found = _Mask(mask)
-        if len(index.pair_masks) >= _MASKS:
-            index.pair_masks.clear()
-        index.pair_masks[key] = found
-    return found

@@ -77,6 +77,22 @@ class Partners:
             self._records = np.sort(both, kind="stable")
         return self._records
 
+    def near(self, rows: np.ndarray, identical: frozenset[str]) -> np.ndarray:
+        """Keep the ``rows`` sharing their ``identical`` values with some partner (one lookup)."""
+        records = self.records()
+        if len(records) >= len(rows):
+            return rows
+        tables = self.tables
+        heavy = identical & tables.heavy
+        if heavy:
+            size, values = len(tables.counts[heavy]), lambda at: tables.code(heavy, at)
+        else:
+            column = self.index.columns[min(sorted(identical), key=tables.agreement.get)]
+            size, values = len(column.uniques), column.slots.__getitem__
+        allowed = np.zeros(size, dtype=bool)
+        allowed[values(records)] = True
+        return rows[allowed[values(rows)]]
+
     def holds(self, attr: str, rows: np.ndarray) -> np.ndarray:
         """Return a mask of the ``rows`` whose value of ``attr`` some partner record has
         (the explicit records only: for a partner that discloses or asks for a gap)."""

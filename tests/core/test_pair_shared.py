@@ -11,10 +11,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_search, pair_tables, pair_walk
+from app.core import pair_masks, pair_search, pair_tables, pair_walk
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
-from app.core.pair_anonymity import _Mask, count_pair
+from app.core.pair_anonymity import count_pair
+from app.core.pair_masks import Mask
 from app.core.pair_partners import Partners
 from app.core.pair_reference import count_pair_reference
 from tests.core.kapr_data import ATTRS, KINDS, assert_count_pair_exact, cell, columns, values
@@ -85,8 +86,8 @@ def test_counts_per_value_from_the_smaller_side_equal_a_plain_count(slots, data,
 
     picked = data.draw(st.lists(st.booleans(), min_size=len(slots), max_size=len(slots)))
     mask, column = np.array(picked), Column(slots)
-    with mock.patch.object(pair_anonymity, "_MINORITY", minority):
-        found = _Mask(mask.copy()).per_value("a", column)
+    with mock.patch.object(pair_masks, "_MINORITY", minority):
+        found = Mask(mask.copy()).per_value("a", column)
     assert found.tolist() == np.bincount(column.slots[mask], minlength=6).tolist()
 
 
@@ -183,9 +184,9 @@ def test_masks_sharing_kept_counts_and_partial_partners_match_the_reference(data
     if data.draw(st.booleans()) and theirs["race"] is not None:  # a partner beside a reveal
         partner["race"] = Evidence.full(theirs["race"], category=True)
     knobs = [
-        mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0),
+        mock.patch.object(pair_masks, "_WHOLE_MIN", 0),
         mock.patch.object(pair_search, "_KEEP", data.draw(st.sampled_from([0, 1, 4]))),
-        mock.patch.object(pair_anonymity, "_MINORITY", data.draw(st.sampled_from([0, 8]))),
+        mock.patch.object(pair_masks, "_MINORITY", data.draw(st.sampled_from([0, 8]))),
     ]
     for knob in knobs:
         knob.start()
@@ -210,7 +211,7 @@ def test_a_partners_identical_values_filter_the_rows_and_leave_it_masked(data):
     markers["name"] = Marker(Relation.IDENTICAL)  # a near miss: the same last name
     partner = {a: data.draw(cell(theirs[a], a)) for a in ATTRS}
     row = {a: data.draw(cell(mine[a], a)) for a in ATTRS}
-    with mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0):
+    with mock.patch.object(pair_masks, "_WHOLE_MIN", 0):
         assert_count_pair_exact(row, partner, markers, index)
     identical = {a for a, m in markers.items() if m.relation is Relation.IDENTICAL}
     for _care, _want, shown in index.pair_partners:
@@ -234,7 +235,7 @@ def test_a_pages_masks_gather_the_identical_attributes_counts_once():
     plain = {"name": Marker(Relation.IDENTICAL), "ident": Marker(Relation.DIFFERENT)}
     made = []
     with (
-        mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0),
+        mock.patch.object(pair_masks, "_WHOLE_MIN", 0),
         mock.patch.object(pair_search, "_BY_CODE", 0),
     ):
         for race in (Relation.DIFFERENT, Relation.IDENTICAL):

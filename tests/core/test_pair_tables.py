@@ -9,7 +9,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_partners, pair_search, pair_tables, pair_walk
+from app.core import (
+    pair_anonymity,
+    pair_masks,
+    pair_partners,
+    pair_search,
+    pair_tables,
+    pair_walk,
+)
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
@@ -32,13 +39,13 @@ def knobs(draw) -> dict:
         (pair_tables, "HEAVY_GROUP"): draw(st.sampled_from([-1, 1, 3, 10**9])),
         (pair_tables, "MAX_HEAVY"): draw(st.integers(1, 4)),
         (pair_tables, "SHARED"): draw(st.sampled_from([0, 0.3, 2])),
-        (pair_anonymity, "_WHOLE"): draw(st.sampled_from([1, 4, 10**9])),
-        (pair_anonymity, "_WHOLE_MIN"): 0,
+        (pair_masks, "_WHOLE"): draw(st.sampled_from([1, 4, 10**9])),
+        (pair_masks, "_WHOLE_MIN"): 0,
         (pair_anonymity, "_FEW"): draw(st.sampled_from([0, 1 << 16])),
         (pair_search, "_BY_CODE"): draw(st.sampled_from([0, 4, 4096])),
         (pair_search, "_KEEP"): draw(st.sampled_from([0, 1, 4])),
         (pair_tables, "_PER_RECORD_BYTES"): draw(st.sampled_from([0, 1 << 20])),
-        (pair_anonymity, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
+        (pair_masks, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
         (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 8, 10**9])),
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_partners, "_DENSE_LOOKUP"): draw(st.sampled_from([0, 1 << 22])),
@@ -153,7 +160,7 @@ def test_a_large_masked_row_is_answered_from_one_mask_per_markers():
     rows = [{"race": Evidence.full(v, category=True)} for v in ("A", "B", "Black")]
     for row in rows:
         expected = count_pair_reference(row, {}, markers, "left", index, index)
-        with mock.patch.object(pair_anonymity, "_WHOLE_MIN", 1000):
+        with mock.patch.object(pair_masks, "_WHOLE_MIN", 1000):
             assert count_pair(row, {}, markers, "left", index, index) == expected
     assert len(index.pair_masks) == 1  # the three rows shared the partner state's mask
     pair = PairView(rows[0], {}, markers)

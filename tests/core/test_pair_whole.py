@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import pair_anonymity, pair_search, pair_tables
+from app.core import pair_anonymity, pair_masks, pair_search, pair_tables
 from app.core.anonymity import AnonymityIndex
 from app.core.evidence import Evidence, Marker, Relation
 from app.core.kapr import PairView
@@ -64,13 +64,13 @@ def _patches(draw) -> list:
         (pair_tables, "HEAVY_GROUP"): draw(st.sampled_from([-1, 3, 10**9, 10**9, 10**9])),
         (pair_anonymity, "_FEW"): draw(st.sampled_from([0, 1 << 16])),
         (pair_tables, "MAX_HEAVY"): draw(st.integers(1, 4)),
-        (pair_anonymity, "_WHOLE"): draw(st.sampled_from([1, 4])),
-        (pair_anonymity, "_WHOLE_MIN"): 0,
+        (pair_masks, "_WHOLE"): draw(st.sampled_from([1, 4])),
+        (pair_masks, "_WHOLE_MIN"): 0,
         (pair_search, "_BY_PAIRS"): draw(st.sampled_from([0, 1, 10**9])),
         (pair_search, "_LOOSE"): draw(st.sampled_from([-1, 1, 64])),
         (pair_search, "_BY_CODE"): draw(st.sampled_from([0, 4096])),
         (pair_search, "_KEEP"): draw(st.sampled_from([0, 1, 4])),
-        (pair_anonymity, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
+        (pair_masks, "_MINORITY"): draw(st.sampled_from([0, 1, 8])),
     }
     return [mock.patch.object(m, name, v) for (m, name), v in knobs.items()]
 
@@ -197,7 +197,7 @@ def test_rows_on_one_attribute_share_the_mask_and_its_counts_per_value():
     }
     rows = [{"race": Evidence.full(v, category=True)} for v in ("A", "B", "Black")]
     rows += [{"name": Evidence.partial("n1", [0])}, {}]
-    with mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0):
+    with mock.patch.object(pair_masks, "_WHOLE_MIN", 0):
         for row in rows:
             expected = count_pair_reference(row, {}, markers, "left", index, index)
             assert count_pair(row, {}, markers, "left", index, index) == expected
@@ -210,7 +210,7 @@ def test_two_sources_still_count_by_the_reference():
     right = AnonymityIndex.build(_source(300), KINDS)
     row = {"race": Evidence.full("A", category=True)}
     markers = {"ident": Marker(Relation.IDENTICAL), "race": Marker(Relation.IDENTICAL)}
-    with mock.patch.object(pair_anonymity, "_WHOLE_MIN", 0):
+    with mock.patch.object(pair_masks, "_WHOLE_MIN", 0):
         k = count_pair(row, {}, markers, "left", left, right)
     assert k == count_pair_reference(row, {}, markers, "left", left, right)
     assert not left.pair_masks
