@@ -172,11 +172,18 @@ class AnonymityIndex:
                 self._cache.clear()
                 self.row_counts.clear()  # both keyed by the constraints just forgotten
                 self._cube_memo.clear()
-            column = self.columns[attribute]
-            slots = column.allowed(evidence)
-            size = int(column.counts[slots].sum()) if len(slots) else 0
-            self._cache[key] = Constraint(attribute, slots, size)
+            self._cache[key] = self._allowing(attribute, self.columns[attribute].allowed(evidence))
         return self._cache[key]
+
+    def intersect(self, one: Constraint, other: Constraint) -> Constraint:
+        """The constraint of one attribute allowing what both ``one`` and ``other`` allow."""
+        if one is other:
+            return one
+        return self._allowing(one.attribute, np.intersect1d(one.slots, other.slots))
+
+    def _allowing(self, attribute: str, slots: np.ndarray) -> Constraint:
+        size = int(self.columns[attribute].counts[slots].sum()) if len(slots) else 0
+        return Constraint(attribute, slots, size)
 
     def constraints(self, row: Row) -> dict[str, Constraint]:
         """Return the constraints of a row's disclosed cells, by attribute."""

@@ -193,9 +193,5 @@ def _combined(index: AnonymityIndex, mine: dict, moved: dict) -> dict[str, Const
     mine = dict(mine)
     for a, c in moved.items():
         own = mine.get(a)
-        if own is None or own is c:
-            mine[a] = c
-        else:
-            slots = np.intersect1d(own.slots, c.slots)
-            mine[a] = Constraint(a, slots, int(index.columns[a].counts[slots].sum()))
+        mine[a] = c if own is None else index.intersect(own, c)
     return mine
