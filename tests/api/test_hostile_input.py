@@ -28,7 +28,7 @@ def api(app, client):
     return post
 
 
-def _refused(response, *fragments):
+def assert_refused(response, *fragments):
     assert response.status_code == 400, response.get_data(as_text=True)
     message = response.get_json()["message"]
     for fragment in fragments:
@@ -38,19 +38,21 @@ def _refused(response, *fragments):
 
 def test_deeply_nested_json(api):
     deep = "[" * 100_000 + "]" * 100_000
-    _refused(api("/projects", raw=deep), "nested deeper")
-    _refused(api("/projects", raw='{"a":' * 40 + "1" + "}" * 40), "nested deeper than 32")
+    assert_refused(api("/projects", raw=deep), "nested deeper")
+    assert_refused(api("/projects", raw='{"a":' * 40 + "1" + "}" * 40), "nested deeper than 32")
 
 
 def test_non_string_policy(api):
     for policy in (5, ["manager"], {"x": 1}, None):
-        _refused(api("/projects/{project}/conflicts/policy", json={"policy": policy}), "policy")
+        assert_refused(
+            api("/projects/{project}/conflicts/policy", json={"policy": policy}), "policy"
+        )
 
 
 @pytest.mark.parametrize("number", ["9223372036854775808", "-9223372036854775809", "1" * 5000])
 def test_integers_beyond_64_bits(api, number):
     raw = f'{{"pair_id": {number}, "row": 0, "attribute": "last_name"}}'
-    _refused(api("/assignments/{assignment}/reveal", raw=raw, worker=True))
+    assert_refused(api("/assignments/{assignment}/reveal", raw=raw, worker=True))
 
 
 @pytest.mark.parametrize("big", [2**31, 2**64])
@@ -58,19 +60,19 @@ def test_ids_beyond_the_id_column_are_not_found_or_refused(api, client, big):
     assert api(f"/projects/{big}/assignments", json={"worker": "wes"}).status_code == 404
     raw = f'{{"pair_id": {big}, "row": 0, "attribute": "name"}}'
     response = api("/assignments/{assignment}/reveal", raw=raw, worker=True)
-    _refused(response, "64 bits" if big > 2**63 else "body.pair_id")
+    assert_refused(response, "64 bits" if big > 2**63 else "body.pair_id")
 
 
 @pytest.mark.parametrize("budget", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_non_finite_budgets(api, budget):
     raw = f'{{"worker": "wes", "budget": {budget}}}'
-    _refused(api("/projects/{project}/assignments", raw=raw), "finite")
+    assert_refused(api("/projects/{project}/assignments", raw=raw), "finite")
 
 
 def test_nul_in_names_and_values(api, client):
     spec = {"name": "a\x00b", "kind": "dedupe", "attributes": [{"name": "n"}], "records": []}
-    _refused(api("/projects", json=spec), "body.name", "NUL")
-    _refused(api("/projects/{project}/assignments", json={"worker": "w\x00"}), "NUL")
+    assert_refused(api("/projects", json=spec), "body.name", "NUL")
+    assert_refused(api("/projects/{project}/assignments", json={"worker": "w\x00"}), "NUL")
     response = client.post("/login", data={"username": "wes\x00", "password": "x" * 8})
     assert response.status_code == 400 and b"\x00" not in response.data
 
@@ -82,14 +84,14 @@ def test_names_over_the_column_length(app, api):
         "attributes": [{"name": "n"}],
         "records": [{"id": "1", "n": "x"}, {"id": "2", "n": "y"}],
     }
-    _refused(api("/projects", json=spec), "body.name", "longer than 200")
+    assert_refused(api("/projects", json=spec), "body.name", "longer than 200")
     spec["name"] = "ok"
     spec["attributes"] = [{"name": "a" * 101}]
-    _refused(api("/projects", json=spec), "body.attributes[0].name")
+    assert_refused(api("/projects", json=spec), "body.attributes[0].name")
     spec["attributes"] = [{"name": "n"}]
     spec["records"][1]["id"] = "9" * 101
-    _refused(api("/projects", json=spec), "body.records[1].id")
-    _refused(api("/projects/{project}/assignments", json={"worker": "w" * 81}), "body.worker")
+    assert_refused(api("/projects", json=spec), "body.records[1].id")
+    assert_refused(api("/projects/{project}/assignments", json={"worker": "w" * 81}), "body.worker")
 
 
 def test_values_over_the_limit_name_the_place_not_the_value(app, api):
@@ -100,12 +102,12 @@ def test_values_over_the_limit_name_the_place_not_the_value(app, api):
         "attributes": [{"name": "n"}],
         "records": [{"id": "1", "n": "x"}, {"id": "2", "n": secret}],
     }
-    message = _refused(api("/projects", json=spec), "body.records[1].n", "1,000")
+    message = assert_refused(api("/projects", json=spec), "body.records[1].n", "1,000")
     assert "SECRET" not in message
 
 
 def test_a_body_that_is_not_json(api):
-    _refused(api("/projects", raw="{not json"), "not valid JSON")
+    assert_refused(api("/projects", raw="{not json"), "not valid JSON")
 
 
 def test_a_record_over_the_per_record_limit(app, api):
@@ -116,4 +118,4 @@ def test_a_record_over_the_per_record_limit(app, api):
         "attributes": [{"name": name} for name in wide],
         "records": [{"id": "1", **wide}, {"id": "2", **wide}],
     }
-    _refused(api("/projects", json=spec), "body.records[0]", "10,000")
+    assert_refused(api("/projects", json=spec), "body.records[0]", "10,000")
