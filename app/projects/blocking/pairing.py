@@ -10,11 +10,11 @@ from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
+from app.projects.blocking.counting import count_pairs
 from app.projects.blocking.rules import (
     BlockingError,
     TooManyPairs,
     candidate_pairs,
-    count_pairs,
     parse_rules,
 )
 

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.projects.blocking.counting import count_pairs
 from app.projects.blocking.rules import (
     BlockingError,
     Key,
     Rule,
     TooManyPairs,
     candidate_pairs,
-    count_pairs,
     parse_rules,
 )
 from app.projects.reading.records import ColumnMapping, read_records

@@ -1,0 +1,88 @@
+"""How many candidate pairs blocking rules make, cheaply, without listing them.
+
+:func:`count_pairs` gives per rule ``Σ nA·nB`` (link) or ``Σ n(n−1)/2`` (dedupe) over key
+groups, and the distinct total by inclusion–exclusion over the intersections of rules (an
+intersection of rules is again a grouping, on the concatenated keys), computed with numpy on
+integer key codes. The rules themselves, and the pairs they list: :mod:`.rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # rules.py imports count_pairs (candidate_pairs checks a cap with it)
+    from app.projects.blocking.rules import Records, Rule
+
+__all__ = ["PairCount", "count_pairs"]
+
+
+@dataclass(frozen=True)
+class PairCount:
+    """Pairs per rule (``per_rule``), pairs first produced by each rule, distinct total."""
+
+    per_rule: list[int]
+    new_per_rule: list[int]
+    total: int
+
+
+def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[Rule]) -> PairCount:
+    """Count candidate pairs per rule and in total without listing them.
+
+    Each non-empty set S of rules has ``|∩S|`` pairs agreeing on all its rules; the pairs
+    first produced by rule r are ``Σ (−1)^|S| |∩(S ∪ {r})|`` over S ⊆ {rules before r}.
+    """
+    values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
+    codes = [_factorize([rule.key(v) for v in values]) for rule in rules]
+    per_rule, new = [0] * len(rules), [0] * len(rules)
+
+    # Depth-first over sets of rules in increasing order, so each set is visited once, its
+    # last rule is its highest, and only one code array per depth is alive.
+    def visit(code: np.ndarray | None, size: int, start: int) -> None:
+        for r in range(start, len(rules)):
+            joint = codes[r] if code is None else _combine(code, codes[r])
+            count = _count(joint, len(records_a), dedupe=records_b is None)
+            if not count:
+                continue  # no pair agrees on this set, so none on any larger one
+            if code is None:
+                per_rule[r] = count
+            new[r] += count if size % 2 == 0 else -count
+            visit(joint, size + 1, r + 1)
+
+    visit(None, 0, 0)
+    return PairCount(per_rule, new, sum(new))
+
+
+def _factorize(keys: list) -> np.ndarray:
+    """Integer code per key (``-1`` for missing); equal keys share a code."""
+    table: dict = {}
+    return np.fromiter(
+        (-1 if k is None else table.setdefault(k, len(table)) for k in keys), np.int64, len(keys)
+    )
+
+
+def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Codes of the key pairs ``(a, b)``, re-numbered densely; missing stays ``-1``."""
+    valid = (a >= 0) & (b >= 0)
+    out = np.full(a.shape, -1, np.int64)
+    if valid.any():
+        joint = a[valid] * (int(b.max()) + 1) + b[valid]
+        out[valid] = np.unique(joint, return_inverse=True)[1]
+    return out
+
+
+def _count(code: np.ndarray, n_a: int, *, dedupe: bool) -> int:
+    """Pairs within equal codes: ``Σ n(n−1)/2`` (dedupe) or ``Σ nA·nB`` (link)."""
+    size = int(code.max()) + 1 if code.size else 0
+    if size <= 0:
+        return 0
+    if dedupe:
+        c = np.bincount(code[code >= 0], minlength=size)
+        return int((c * (c - 1) // 2).sum())
+    a, b = code[:n_a], code[n_a:]
+    ca = np.bincount(a[a >= 0], minlength=size)
+    cb = np.bincount(b[b >= 0], minlength=size)
+    return int((ca * cb).sum())
