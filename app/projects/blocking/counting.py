@@ -8,16 +8,22 @@ integer key codes. The rules themselves, and the pairs they list: :mod:`.rules`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # rules.py imports count_pairs (candidate_pairs checks a cap with it)
-    from app.projects.blocking.rules import Records, Rule
+__all__ = ["PairCount", "Records", "count_pairs"]
 
-__all__ = ["PairCount", "count_pairs"]
+Records = Mapping[str, Mapping[str, str | None]]
+
+
+class Rule(Protocol):
+    """What counting needs of a :class:`app.projects.blocking.rules.Rule` (which imports
+    this module): a record's blocking key."""
+
+    def key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None: ...
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import jellyfish
 
 from app.core.attributes import AttributeType
-from app.projects.blocking.counting import count_pairs
+from app.projects.blocking.counting import Records, count_pairs
 
 __all__ = [
     "TRANSFORMS",
@@ -30,7 +30,6 @@ __all__ = [
     "parse_rules",
 ]
 
-Records = Mapping[str, Mapping[str, str | None]]
 
 _DATE_PARTS = {
     "year": slice(4, 8),
