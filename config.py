@@ -42,8 +42,9 @@ MAX_JSON_PAIRS = 200_000
 # Nesting depth of a JSON body (objects and arrays); deeper bodies are refused before parsing
 # finishes. Integers must fit in 64 bits and numbers be finite (no NaN or Infinity).
 MAX_JSON_DEPTH = 32
-# The alignment behind masked/partial displays computes at most app.core.alignment.MAX_CELLS
-# table cells per value pair (banded above it; see that module), whatever the value lengths.
+# The alignment behind masked/partial displays computes at most
+# app.core.disclosure.alignment.MAX_CELLS table cells per value pair (banded above it; see that
+# module), whatever the value lengths.
 
 # --- Login and token throttling (Flask-Limiter; app/auth/throttle.py says how they combine).
 # Several processes (gunicorn) must share one store: RATELIMIT_STORAGE_URI = "redis://host:6379"

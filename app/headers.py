@@ -3,8 +3,9 @@
 Every response but static files carries ``Cache-Control: no-store``: pages and API answers
 hold revealed values, review grids and exports, which must not stay in a browser's or a
 proxy's cache after the worker leaves (a shared machine, the back button after logout).
-Templates' ``{{ }}`` output has bidi control characters neutralised (:mod:`app.core.bidi`),
-like every JSON answer, so a value cannot reorder the worker's grid.
+Templates' ``{{ }}`` output has bidi control characters neutralised
+(:mod:`app.core.disclosure.bidi`), like every JSON answer, so a value cannot reorder the
+worker's grid.
 
 The worker's page reveals a cell on a click, so a page that framed it could trick a worker
 into spending their privacy budget (clickjacking): ``frame-ancestors 'none'`` and
@@ -17,7 +18,7 @@ from __future__ import annotations
 from flask import Flask, Response, request
 from markupsafe import Markup
 
-from app.core.bidi import neutralise_bidi
+from app.core.disclosure import neutralise_bidi
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [

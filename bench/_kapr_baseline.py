@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
 from app.auth.decorators import roles_required
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, RevealEvent, User

@@ -2,7 +2,7 @@
 
 Times ``page_costs`` of the first pages under the ``pair`` model with the count tables, the
 same pages shown again, and the same first pages with the sorted-key count that came before
-them (:func:`app.core.pair_reference.count_pair_reference`, the baseline, in the same run).
+them (:func:`app.core.kapr.pair.reference.count_pair_reference`, the baseline, in the same run).
 Every phase starts from an index without remembered counts, partner states or masks; within a
 phase they accumulate page after page, as they do for a worker. It also times building the
 tables on their own (they are built with the index). CPU time is reported beside wall time:
@@ -19,9 +19,9 @@ from unittest import mock
 
 import numpy as np
 
-from app.core import pair_anonymity
-from app.core.pair_reference import count_pair_reference
-from app.core.pair_tables import PairTables
+from app.core.kapr import count_pair_reference
+from app.core.kapr._pair_tables import PairTables
+from app.core.kapr.pair import count as pair_anonymity
 from app.extensions import db
 from app.models import Assignment
 from app.review.services import Context, page_costs, page_of, pair_states

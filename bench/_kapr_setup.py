@@ -16,8 +16,8 @@ import sqlalchemy as sa
 
 from app import create_app
 from app.auth.services import create_user, issue_token
-from app.core.anonymity import consistent
-from app.core.attributes import Level
+from app.core.disclosure import Level
+from app.core.kapr import consistent
 from app.datagen import generate
 from app.extensions import db
 from app.projects.lifecycle import create_project

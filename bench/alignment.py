@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core.alignment import align_bounded  # noqa: E402
+from app.core.disclosure import align_bounded  # noqa: E402
 
 
 def full(a: str, b: str) -> int:

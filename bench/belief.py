@@ -1,11 +1,11 @@
 """Benchmark the belief audits: ``.venv/bin/python bench/belief.py [--quick]``.
 
 1. Compatibility (spec §3) of a mass function with 1,000 focal sets on a 10,000-element frame
-   against a true probability: Dinic on integer capacities (``app.core.belief_flow.max_flow``,
+   against a true probability: Dinic on integer capacities (``app.core.belief._flow.max_flow``,
    via ``compatibility``) beside the plain Edmonds–Karp oracle on exact fractions, the
    implementation it replaced, on the same instance. Target: < 1 s.
 2. The state audit of one page (10 pairs, 20 rows, 6 attributes in a mixed state) of a
-   100,000-record source (``app.core.belief_state.audit_state``), ``row`` model, beside a
+   100,000-record source (``app.core.belief.state_audit.audit_state``), ``row`` model, beside a
    pure-Python scan of every record for each row's candidate set and true set. Also printed:
    with the ``pair`` model's k as well (``count_pair``, first sight). Target: < 1 s.
 
@@ -29,11 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kapr_core import KINDS, generate, page  # noqa: E402
 
-from app.core.anonymity import AnonymityIndex, consistent  # noqa: E402
-from app.core.belief import MassFunction  # noqa: E402
-from app.core.belief_flow import edmonds_karp  # noqa: E402
-from app.core.belief_measures import compatibility  # noqa: E402
-from app.core.belief_state import DisplayedPair, audit_state  # noqa: E402
+from app.core.belief import (  # noqa: E402
+    DisplayedPair,
+    MassFunction,  # noqa: E402
+    audit_state,
+    compatibility,  # noqa: E402
+)
+from app.core.belief._flow import edmonds_karp  # noqa: E402
+from app.core.kapr import AnonymityIndex, consistent  # noqa: E402
 
 
 def timed(fn, repeat: int = 1) -> tuple[float, object]:

@@ -17,10 +17,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.anonymity import AnonymityIndex, consistent  # noqa: E402
-from app.core.attributes import AttributeType, Level  # noqa: E402
-from app.core.evidence import Evidence, Marker  # noqa: E402
-from app.core.kapr import PairView, next_costs, reveal_cost  # noqa: E402
+from app.core.disclosure import AttributeType, Level  # noqa: E402
+from app.core.kapr import (  # noqa: E402  # noqa: E402  # noqa: E402
+    AnonymityIndex,
+    Evidence,
+    Marker,
+    PairView,
+    consistent,
+    next_costs,
+    reveal_cost,
+)
 
 KINDS = {
     "first": AttributeType.STRING,

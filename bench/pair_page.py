@@ -26,9 +26,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core.anonymity import AnonymityIndex  # noqa: E402
-from app.core.attributes import AttributeType, normalize  # noqa: E402
-from app.core.kapr import next_costs  # noqa: E402
+from app.core.disclosure import AttributeType, normalize  # noqa: E402
+from app.core.kapr import (
+    AnonymityIndex,  # noqa: E402
+    next_costs,  # noqa: E402
+)
 from app.datagen import generate  # noqa: E402
 from app.review.state import PairState  # noqa: E402
 from bench._kapr_setup import IDENTIFYING, candidate_pairs  # noqa: E402

@@ -7,7 +7,7 @@ Text forms (one entry per line, ``#`` starts a comment):
 - candidate sets: ``r1 r2 r3: 2`` (a weight, default 1; weights are normalised to masses);
 - true probability: ``a: 1/2`` per line or comma-separated (missing elements are 0).
 
-The mathematics is :mod:`app.core.belief` and :mod:`app.core.belief_measures`.
+The mathematics is :mod:`app.core.belief.mass` and :mod:`app.core.belief.measures`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from app.core.belief import MassFunction, conjunctive, dempster, intersect_candidates
-from app.core.belief_measures import Compatibility, compatibility, entropy, nonspecificity
+from app.core.belief import (
+    Compatibility,
+    MassFunction,
+    compatibility,
+    conjunctive,
+    dempster,
+    entropy,
+    intersect_candidates,
+    nonspecificity,
+)
 
 MODES = ("masses", "candidates")
 _SPLIT = re.compile(r"[,\s]+")

@@ -18,16 +18,19 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.analytics.belief_report import exact
-from app.core.belief import MassFunction, conjunctive, dempster, disjunctive
-from app.core.belief_measures import (
+from app.core.belief import (
+    MassFunction,
     acceptability,
     compatibility,
+    conjunctive,
+    dempster,
+    disjunctive,
     entropy_bits,
     entropy_nats,
     nonspecificity_bits,
     nonspecificity_nats,
+    subsets,
 )
-from app.core.belief_tables import subsets
 
 MAX_ALL_SUBSETS = 10
 MAX_FRAME = 100_000

@@ -28,8 +28,7 @@ from fractions import Fraction
 
 from app.analytics.belief_json import BeliefRequestError, read_number
 from app.analytics.belief_report import exact
-from app.core.belief import MassFunction
-from app.core.belief_linkage import LinkageAudit, RecordOutput, audit_linkage
+from app.core.belief import LinkageAudit, MassFunction, RecordOutput, audit_linkage
 
 MAX_RECORDS = 100_000
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from app.analytics.belief_state import Scope, audit_scope, project_assignments, resolve
 from app.analytics.belief_trail import TrailStep, audit_trail
-from app.core.belief_state import RowAudit, StateAudit
+from app.core.belief import RowAudit, StateAudit
 
 ROW_COLUMNS = [
     "pair", "row", "k", "k_row", "k_pair", "true_set_size", "true_in_candidates", "compatible",

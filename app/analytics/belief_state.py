@@ -22,10 +22,9 @@ from sqlalchemy import select
 
 from app.analytics.collusion import pooled_state
 from app.core import disclosure
-from app.core.attributes import AttributeType, Level
-from app.core.belief_state import MODELS, DisplayedPair, StateAudit, audit_state
-from app.core.evidence import Evidence, Marker
-from app.core.kapr import PairView
+from app.core.belief import MODELS, DisplayedPair, StateAudit, audit_state
+from app.core.disclosure import AttributeType, Level
+from app.core.kapr import Evidence, Marker, PairView
 from app.extensions import db
 from app.models import Assignment, Pair, Project, User
 from app.review.risk import source_index

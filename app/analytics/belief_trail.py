@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from app.analytics.belief_state import Scope, displayed_pair
 from app.analytics.collusion import pooled_state
-from app.core.attributes import Level
-from app.core.belief_state import audit_pair, summarise
+from app.core.belief import audit_pair, summarise
+from app.core.disclosure import Level
 from app.extensions import db
 from app.models import RevealEvent
 

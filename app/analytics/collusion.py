@@ -7,7 +7,7 @@ discloses a subset of the full one), so the highest level is the union of what t
 disclosed.
 
 :func:`collusion_kapr` scores that pooled display with the same core functions the reveal path
-charges with (:func:`app.core.kapr.assess_pair`, the anonymity-set index of
+charges with (:func:`app.core.kapr.score.assess_pair`, the anonymity-set index of
 :func:`app.review.risk.source_index`): N = two rows per pooled pair, D = the project's
 identifying attributes. It is a KAPR of one display, so it compares with each assignment's
 KAPR; a sum of assignments' KAPRs (each normalised by its own N) has no such meaning. Every
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from app.core.attributes import AttributeType, Level
+from app.core.disclosure import AttributeType, Level
 from app.core.kapr import KaprScore, PairRisk, assess_pair, kapr_score
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from sqlalchemy import select
 
-from app.core.attributes import CLUSTER_COLUMNS
+from app.core.disclosure import CLUSTER_COLUMNS
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, VaultRecord
 from app.projects.reading.csvio import CsvImportError, header_row, open_rows

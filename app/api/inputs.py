@@ -21,7 +21,7 @@ from flask import Flask, abort, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter
 
-from app.core.bidi import neutralise_bidi_json
+from app.core.disclosure import neutralise_bidi_json
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row.

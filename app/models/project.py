@@ -7,7 +7,7 @@ import enum
 from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.extensions import db
 from app.models.base import Timestamped
 

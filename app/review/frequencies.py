@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from app.core.disclosure_marks import frequency_class
-from app.core.evidence import Evidence
+from app.core.disclosure import frequency_class
+from app.core.kapr import Evidence
 from app.extensions import db
 from app.models import NameFrequency
 from app.review.state import PairState, name_attributes

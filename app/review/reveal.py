@@ -4,7 +4,7 @@
    brings the assignment's budget, KAPR and ``version``, the pair's position and both records'
    values, the project's scale and the pair's stored cell levels. The project's attributes
    and the anonymity-set indexes come from per-process caches.
-2. **Price**: the next level, the cost by :func:`app.core.kapr.reveal_cost` (the function
+2. **Price**: the next level, the cost by :func:`app.core.kapr.score.reveal_cost` (the function
    the page preview uses), the budget check. A refusal changes nothing.
 3. **Charge** (the write lock from here to the commit): a compare-and-set on the assignment's
    ``version`` (every change of the assignment bumps it: reveals, budget changes, added pairs)
@@ -23,7 +23,7 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.database import begin_write
 from app.extensions import db

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from flask import current_app
 from sqlalchemy import select
 
-from app.core.anonymity import AnonymityIndex
-from app.core.attributes import AttributeType, format_date
+from app.core.disclosure import AttributeType, format_date
+from app.core.kapr import AnonymityIndex
 from app.extensions import db
 from app.models import Project, Record
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from flask import current_app
 from sqlalchemy import select
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.extensions import db
 from app.models import ProjectAttribute
 from app.review.state import Attribute

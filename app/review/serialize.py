@@ -112,7 +112,7 @@ def page_json(ctx: services.Context, page: int) -> dict:
 
 def reveal_json(result: services.RevealResult) -> dict:
     """The JSON answer to a reveal: the revealed cell, the next costs that changed and the
-    meters (docs/api.md). A reveal changes its own pair's term only (``app.core.kapr``), and
+    meters (docs/api.md). A reveal changes its own pair's term only (``app.core.kapr.score``), and
     under the ``row`` model only its own row's costs; other cells' affordability follows
     from the meters, which the client applies."""
     state = result.state

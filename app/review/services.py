@@ -14,7 +14,7 @@ from fractions import Fraction
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.core.kapr import next_costs
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project

@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from app.core import disclosure, disclosure_marks
-from app.core.attributes import AttributeType, Level, name_columns
-from app.core.disclosure import CellView, Comparison
-from app.core.evidence import Evidence, Marker
-from app.core.kapr import PairView
+from app.core import disclosure
+from app.core.disclosure import AttributeType, CellView, Comparison, Level, name_columns
+from app.core.disclosure import marks as disclosure_marks
+from app.core.kapr import Evidence, Marker, PairView
 
 SIDE_NAMES = ("left", "right")
 

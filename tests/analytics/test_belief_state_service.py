@@ -9,7 +9,7 @@ import pytest
 from app.analytics.belief_report import project_audit, project_trails
 from app.analytics.belief_state import AuditError, Scope, audit_scope, resolve
 from app.core import disclosure
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.extensions import db
 from app.models import Assignment, CellState, Pair
 from tests.api.conftest import make_worker

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.analytics.collusion import collusion_kapr, pooled_state
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.extensions import db
 from app.review.services import NothingToReveal, reveal_cell
 from tests.factories import make_assignment, make_user, paper_project

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 
-from app.core import alignment
+from app.core.disclosure import alignment
 from app.extensions import db
 from app.projects.lifecycle import create_project
 from app.projects.staffing import assign_pairs

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.core import disclosure
-from app.core.attributes import Level, normalize
+from app.core.disclosure import Level, normalize
 from app.extensions import db
 from app.projects.lifecycle import create_project
 from app.projects.staffing import assign_pairs

@@ -6,12 +6,17 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from app.core.anonymity import AnonymityIndex, consistent
-from app.core.attributes import AttributeType
-from app.core.evidence import Evidence, Marker
-from app.core.kapr import SIDES, PairView
-from app.core.pair_anonymity import count_pair
-from app.core.pair_reference import count_pair_reference
+from app.core.disclosure import AttributeType
+from app.core.kapr import (
+    SIDES,
+    AnonymityIndex,
+    Evidence,
+    Marker,
+    PairView,
+    consistent,
+    count_pair,
+    count_pair_reference,
+)
 
 KINDS = {
     "name": AttributeType.STRING,

@@ -24,7 +24,7 @@ def test_index_is_cached_per_source_and_invalidated_by_a_new_records_version(app
         project = db.session.get(Project, project.id)
         rebuilt = source_index(project, source.id)
         assert rebuilt is not first
-        from app.core.evidence import Evidence
+        from app.core.kapr import Evidence
 
         assert rebuilt.count({"name": Evidence.full("Maya")}) == 1
         assert first.count({"name": Evidence.full("Maya")}) == 0

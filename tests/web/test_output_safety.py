@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.bidi import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
+from app.core.disclosure import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
 from tests.api.conftest import make_worker
 from tests.factories import PASSWORD, make_token, make_user
 

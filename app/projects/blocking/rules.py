@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import jellyfish
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.projects.blocking.counting import Records, count_pairs
 
 __all__ = [

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TextIO, TypeVar
 
-from app.core.attributes import AttributeType, format_date
+from app.core.disclosure import AttributeType, format_date
 from app.projects.reading.pairfile import STRUCTURE, PairFile
 
 __all__ = [

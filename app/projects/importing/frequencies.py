@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from app.core.attributes import name_columns
+from app.core.disclosure import name_columns
 from app.extensions import db
 from app.models import NameFrequency, ProjectAttribute
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from flask import current_app
 from sqlalchemy import insert
 
-from app.core.attributes import CLUSTER_COLUMNS, AttributeType
+from app.core.disclosure import CLUSTER_COLUMNS, AttributeType
 from app.extensions import db
 from app.models import (
     NameFrequency,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from flask import current_app
 from sqlalchemy import delete, insert, select
 
-from app.core.attributes import AttributeType, normalize
+from app.core.disclosure import AttributeType, normalize
 from app.extensions import db
 from app.models import (
     EvidenceModel,

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app import charts
-from app.core.attributes import AttributeType, Level
+from app.core.disclosure import AttributeType, Level
 from app.extensions import db
 from app.models import Assignment, CellState, Pair, Project, RevealEvent, User
 from app.projects.progress.outcomes import outcomes

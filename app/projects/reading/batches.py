@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.attributes import MISSING_TOKENS, AttributeType, normalize
+from app.core.disclosure import MISSING_TOKENS, AttributeType, normalize
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]

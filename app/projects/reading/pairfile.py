@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from app.core.attributes import AttributeType, normalize
+from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
 from app.projects.reading.pairfile_internal import (
     INTERNAL_STRUCTURE,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from app.core.attributes import AttributeType, normalize
+from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
 __all__ = ["INTERNAL_STRUCTURE", "is_internal_header", "read_internal_rows"]

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
 from app.projects.reading.csvio import (
     CsvImportError,

@@ -121,7 +121,7 @@ def extend_assignment(assignment: Assignment, pair_ids: Sequence[int]) -> Assign
 
 def _open_start_cells(assignment: Assignment, attributes) -> None:
     """Count the characters, pre-open ``attributes`` at partial and charge the start KAPR."""
-    from app.core.attributes import Level
+    from app.core.disclosure import Level
     from app.core.kapr import assess_pair, kapr_score
     from app.review.services import Context, pair_states
 

@@ -1,11 +1,11 @@
 """Budget recommendation: the KAPR a worker needs to see every discrepancy at partial.
 
 For a set of pairs, the *all-partial state* opens every cell that has a partial level
-(:func:`app.core.disclosure.partial_available`: the two values differ, neither is missing,
+(:func:`app.core.disclosure.display.partial_available`: the two values differ, neither is missing,
 the attribute is not a category, and partial shows some but not all of the cell's
 characters) and leaves every other cell masked: exactly what the assignment form's
 "start at partial" does with every attribute ticked, and the paper's Table 4. Its KAPR is
-computed by the reveal path's core functions (:func:`app.core.kapr.kapr_score`).
+computed by the reveal path's core functions (:func:`app.core.kapr.score.kapr_score`).
 
 A pair's term depends only on that pair, so the all-partial KAPR of any set of pairs is the
 mean of its pairs' *one-pair values* ``kappa/(2·D) · pair_risk`` (the KAPR of the pair shown
@@ -25,7 +25,7 @@ from sqlalchemy.orm import selectinload
 
 from app import charts
 from app.analytics.collusion import assess_states, attributes_of
-from app.core.attributes import Level
+from app.core.disclosure import Level
 from app.core.kapr import kapr_score
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, Pair, Project

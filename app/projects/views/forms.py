@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.models import EvidenceModel
 
 __all__ = [

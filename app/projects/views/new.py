@@ -11,7 +11,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app.auth.decorators import roles_required
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.extensions import db
 from app.models import EvidenceModel, Job, Project
 from app.projects.importing import (

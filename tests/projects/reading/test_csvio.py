@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.projects.reading.csvio import MAX_LINE_BYTES, CsvImportError, ImportProblem, preview
 from app.projects.reading.records import ColumnMapping, read_records, validate_file
 

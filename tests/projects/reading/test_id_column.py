@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.attributes import AttributeType, normalize
+from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.batches import id_column
 
 PIECES = st.sampled_from(["1", "a", "B", " ", "\t", "\u00a0", "\u3000", "na", "N/A", "?",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.attributes import AttributeType
+from app.core.disclosure import AttributeType
 from app.projects.reading.csvio import CsvImportError
 from app.projects.reading.pairfile import (
     PAIRFILE_ATTRIBUTES,

@@ -1,0 +1,65 @@
+"""Disclosure: attribute types, Damerau-Levenshtein alignment, masked/partial/full displays."""
+
+from app.core.disclosure.alignment import Alignment, Op, align, align_bounded, osa_distance
+from app.core.disclosure.attributes import (
+    CLUSTER_COLUMNS,
+    FIRST_NAMES,
+    LAST_NAMES,
+    MISSING_TOKENS,
+    AttributeType,
+    Level,
+    format_date,
+    name_columns,
+    normalize,
+)
+from app.core.disclosure.bidi import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
+from app.core.disclosure.display import (
+    MASK,
+    SYMBOLS,
+    CellView,
+    Comparison,
+    Segment,
+    SegmentKind,
+    add_marker,
+    compare,
+    next_level,
+    partial_available,
+    shown,
+    view,
+)
+from app.core.disclosure.marks import frequency_class, is_day_month_swap, name_swap
+
+__all__ = [
+    "BIDI_CONTROLS",
+    "CLUSTER_COLUMNS",
+    "FIRST_NAMES",
+    "LAST_NAMES",
+    "MASK",
+    "MISSING_TOKENS",
+    "SYMBOLS",
+    "Alignment",
+    "AttributeType",
+    "CellView",
+    "Comparison",
+    "Level",
+    "Op",
+    "Segment",
+    "SegmentKind",
+    "add_marker",
+    "align",
+    "align_bounded",
+    "compare",
+    "format_date",
+    "frequency_class",
+    "is_day_month_swap",
+    "name_columns",
+    "name_swap",
+    "neutralise_bidi",
+    "neutralise_bidi_json",
+    "next_level",
+    "normalize",
+    "osa_distance",
+    "partial_available",
+    "shown",
+    "view",
+]
