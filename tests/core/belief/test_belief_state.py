@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from app.core.belief import DisplayedPair, audit_state, categorical, compatibility, true_probability
 from app.core.kapr import SIDES, AnonymityIndex, Evidence, Marker, assess_pair, kapr_score
+from tests.core.kapr.test_kapr import PAIRS, paper_display
+from tests.core.kapr.test_kapr import index as paper_index  # noqa: F401 (fixture)
 from tests.core.kapr_data import ATTRS, KINDS, brute_candidates, columns, display, values
-from tests.core.test_kapr import PAIRS, paper_display
-from tests.core.test_kapr import index as paper_index  # noqa: F401 (fixture)
 
 D = len(ATTRS)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from app.core.disclosure import alignment
 from app.core.disclosure.alignment import MAX_CELLS, align, align_bounded, osa_distance
-from tests.core.test_alignment import apply_ops, reference_osa
+from tests.core.disclosure.test_alignment import apply_ops, reference_osa
 
 texts = st.text(alphabet="ABCé ", max_size=14)
 
