@@ -54,13 +54,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_input_limits(app)
     _register_blueprints(app)
     from app.charts import register as register_charts
-    from app.errors import register_error_handlers
+    from app.errors import register_database_errors, register_error_handlers
     from app.headers import register_security_headers
 
     register_error_handlers(app)
-    from app.failures import register as register_failures
-
-    register_failures(app)
+    register_database_errors(app)
     register_charts(app)
     register_security_headers(app)
     _register_cli(app)
@@ -73,7 +71,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     reconcile_imports(app)  # half imports left by a dead process are removed, jobs failed
     if app.config.get("JOBS_RECONCILE_ON_START", not app.testing):
-        from app.job_recovery import reconcile_at_start as reconcile_jobs
+        from app.jobs.recovery import reconcile_at_start as reconcile_jobs
 
         reconcile_jobs(app)  # jobs left running by a dead process fail with a reason
     return app

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from app import jobs
 from app.analytics.trajectory import RiskOptions, trajectory_risk
 from app.extensions import db
+from app.jobs import executor as jobs
 from app.models import Job
 
 ROOT = Path(__file__).resolve().parents[2]

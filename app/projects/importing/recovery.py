@@ -11,7 +11,7 @@ progress for ``IMPORT_STALE_SECONDS``, and every waiting one whose staged upload
 older than ``UPLOAD_MAX_AGE_SECONDS``; it deletes their staged files and marks a job failed
 with the reason. A waiting project whose upload is still there is kept.
 
-When :func:`app.job_recovery.reconcile_stale_jobs` fails a stale ``import`` job,
+When :func:`app.jobs.recovery.reconcile_stale_jobs` fails a stale ``import`` job,
 :func:`remove_import_of` (registered with ``on_stale``) removes its half project in the same
 transaction; imports without a job are found here by their project's state.
 """
@@ -28,8 +28,8 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.job_recovery import _alive, _aware, on_stale
-from app.job_recovery import owner_id as importer_id
+from app.jobs.recovery import _alive, _aware, on_stale
+from app.jobs.recovery import owner_id as importer_id
 from app.models import Job, Project, ProjectState
 from app.models.base import utcnow
 from app.projects.importing.uploads import _TOKEN, _root

@@ -42,7 +42,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     config, token, owner_id, job_id = json.loads(sys.argv[2])
     from app import create_app
-    import app.jobs as jobs
+    import app.jobs.executor as jobs
     from app.projects.importing.jobs import run_check
     from app.projects.reading import records
 

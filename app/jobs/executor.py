@@ -16,7 +16,7 @@ progress to the row in a session of its own; ``ctx.map(chunk_fn, calls, shared=.
 pure chunk functions on the chunk executor (threads, or the Dask cluster), writes chunks
 done/total and stops, cancelling what has not run, once the job is cancelled
 (:func:`cancel`). The result or the error lands on the row, so any web worker can show it and
-a crashed pool is recorded, not lost. Restart safety lives in :mod:`app.job_recovery`.
+a crashed pool is recorded, not lost. Restart safety lives in :mod:`app.jobs.recovery`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ from flask import Flask, current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.failures import describe_failure, log_failure
-from app.job_chunks import (  # noqa: F401  (re-exported: the seam's public names)
+from app.jobs.chunks import (  # noqa: F401  (re-exported: the seam's public names)
     ChunkRunner,
     DaskExecutor,
     InlineExecutor,
@@ -47,7 +46,8 @@ from app.job_chunks import (  # noqa: F401  (re-exported: the seam's public name
     chunk_map,
     sequential_map,
 )
-from app.job_recovery import owner_id
+from app.jobs.failures import describe_failure, log_failure
+from app.jobs.recovery import owner_id
 from app.models import Job
 from app.models.base import utcnow
 

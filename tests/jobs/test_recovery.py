@@ -11,9 +11,10 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from app import create_app, jobs
+from app import create_app
 from app.extensions import db
-from app.job_recovery import _hooks, on_stale, owner_id, reconcile_stale_jobs
+from app.jobs import executor as jobs
+from app.jobs.recovery import _hooks, on_stale, owner_id, reconcile_stale_jobs
 from app.models import Job
 from app.models.base import utcnow
 
@@ -79,12 +80,12 @@ def test_start_up_reconciles(app, database_config):
 
 
 def test_start_up_on_an_empty_database_does_not_fail(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="app.job_recovery")
+    caplog.set_level(logging.INFO, logger="app.jobs.recovery")
     config = {"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'empty.sqlite'}",
               "VAULT_DATABASE_URI": f"sqlite:///{tmp_path / 'vault.sqlite'}"}  # fmt: skip
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False,
                       "JOBS_RECONCILE_ON_START": True, **config})  # fmt: skip
-    skipped = [r.getMessage() for r in caplog.records if r.name == "app.job_recovery"]
+    skipped = [r.getMessage() for r in caplog.records if r.name == "app.jobs.recovery"]
     assert skipped == ["job reconciliation skipped: OperationalError"]  # no jobs table: skipped
     with app.app_context():
         assert sa.inspect(db.engine).get_table_names() == []  # and start-up created nothing

@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app import jobs
 from app.extensions import db
+from app.jobs import executor as jobs
 from app.models import Job
 
 

@@ -13,13 +13,9 @@ from __future__ import annotations
 import logging
 import traceback
 
-from flask import Flask, jsonify, render_template, request
 from sqlalchemy.exc import SQLAlchemyError
-from werkzeug.exceptions import InternalServerError
 
-__all__ = ["PLAIN", "describe_failure", "log_failure", "register"]
-
-log = logging.getLogger(__name__)
+__all__ = ["PLAIN", "describe_failure", "log_failure"]
 
 #: Exceptions whose message is the program's or the system's own words (``disk full``,
 #: ``Object of type object is not JSON serializable``).
@@ -62,19 +58,3 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
     """Log ``what`` failed: the description and the stack, without the exception's text."""
     stack = "".join(traceback.format_tb(exc.__traceback__))
     logger.error("%s failed: %s\n%s", what, describe_failure(exc), stack.rstrip())
-
-
-def register(app: Flask) -> None:
-    """Answer a database error with a plain 500, logged without its statement's values."""
-
-    @app.errorhandler(SQLAlchemyError)
-    def handle_database_error(exc: SQLAlchemyError):
-        from app.extensions import db
-
-        db.session.rollback()
-        log_failure(log, f"{request.method} {request.path}", exc)
-        error = InternalServerError("the database refused the change; nothing was saved")
-        if request.path.startswith("/api/"):
-            body = {"error": "internal_server_error", "message": error.description}
-            return jsonify(body), 500
-        return render_template("error.html", error=error), 500
