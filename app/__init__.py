@@ -159,11 +159,11 @@ def _instance_secret(instance: Path) -> str:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from app.analytics import bp as analytics_bp
+    from app.analytics.views import bp as analytics_bp
     from app.api import bp as api_bp
     from app.auth import bp as auth_bp
-    from app.projects import bp as projects_bp
-    from app.review import bp as review_bp
+    from app.projects.views import bp as projects_bp
+    from app.review.views import bp as review_bp
 
     app.register_blueprint(auth_bp)
     app.register_blueprint(projects_bp, url_prefix="/projects")

@@ -24,12 +24,11 @@ from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, RevealEvent, User
-from app.review.decisions import current_decisions
-from app.review.frequencies import page_frequencies
-from app.review.refusals import BudgetExceeded, NothingToReveal, NotInAssignment, RevealRefused
+from app.review.answers import current_decisions
+from app.review.grid import SIDE_NAMES, PairState, page_frequencies
+from app.review.reveal import BudgetExceeded, NothingToReveal, NotInAssignment, RevealRefused
 from app.review.serialize import meters_json, pair_json
 from app.review.services import Context, _cells, _states, page_costs
-from app.review.state import SIDE_NAMES, PairState
 
 
 def register(app) -> None:

@@ -100,7 +100,7 @@ def _child() -> None:
 
     from app.extensions import db
     from app.models import Assignment
-    from app.review.risk import source_index
+    from app.review.grid import source_index
 
     with bench_app(Path(args.directory)) as app:
         with app.app_context():

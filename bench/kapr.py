@@ -53,9 +53,11 @@ from _kapr_setup import (  # noqa: E402
 
 from app.extensions import db  # noqa: E402
 from app.models import Assignment  # noqa: E402
-from app.review.risk import source_index  # noqa: E402
+from app.review.grid import (
+    SIDE_NAMES,  # noqa: E402
+    source_index,  # noqa: E402
+)
 from app.review.services import Context, page_of, pair_states  # noqa: E402
-from app.review.state import SIDE_NAMES  # noqa: E402
 
 
 def rss() -> int:

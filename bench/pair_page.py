@@ -32,7 +32,7 @@ from app.core.kapr import (
     next_costs,  # noqa: E402
 )
 from app.datagen import generate  # noqa: E402
-from app.review.state import PairState  # noqa: E402
+from app.review.grid import PairState  # noqa: E402
 from bench._kapr_setup import IDENTIFYING, candidate_pairs  # noqa: E402
 
 

@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _trajectory_naive as naive  # noqa: E402
 
 from app.core.trajectory.distances import Martinez2021, calibrate  # noqa: E402
+from app.core.trajectory.fast import fast_calibrate, fast_linkage  # noqa: E402
 from app.core.trajectory.linkage import record_linkage, windowed_record_linkage  # noqa: E402
 from app.core.trajectory.model import Trajectory  # noqa: E402
-from app.core.trajectory.search import fast_calibrate, fast_linkage  # noqa: E402
 
 
 def generate(n: int, points: int, seed: int = 11) -> tuple[list[Trajectory], list[Trajectory]]:

@@ -1,14 +1,11 @@
 """The versioned JSON API (``/api/v1``): errors are JSON, never HTML."""
 
-from flask import Blueprint
-
-bp = Blueprint("api", __name__)
-
-from app.api.openapi import register_openapi_route  # noqa: E402
+from app.api.blueprint import bp
+from app.api.openapi import register_openapi_route
 
 register_openapi_route(bp)
 
-from app.api import (  # noqa: E402,F401
+from app.api import (  # noqa: E402,F401  (registers the routes, after the document's)
     analytics,
     belief,
     decisions,
@@ -18,3 +15,5 @@ from app.api import (  # noqa: E402,F401
     routes,
     trajectory,
 )
+
+__all__ = ["bp"]

@@ -2,9 +2,9 @@
 
 from flask import abort, jsonify
 
-from app.analytics.reports import kapr_report
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.analytics.kapr import kapr_report
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Job

@@ -2,12 +2,15 @@
 
 from flask import abort, jsonify, request
 
-from app.analytics.belief_json import BeliefRequestError, evaluate
-from app.analytics.belief_linkage import audit_upload
-from app.analytics.belief_report import project_audit
-from app.analytics.belief_state import AuditError
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.analytics.belief import (
+    AuditError,
+    BeliefRequestError,
+    audit_upload,
+    evaluate,
+    project_audit,
+)
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 
 

@@ -5,23 +5,24 @@ from __future__ import annotations
 from flask import abort, jsonify, request
 from flask_login import current_user
 
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
-from app.review.answers import answer_summary, save_answer
-from app.review.decisions import (
+from app.review.answers import (
     DecisionError,
     NotInAssignment,
     PageIncomplete,
+    answer_summary,
     clear_answer,
     current_decisions,
     ordered_pair_ids,
     own_assignment,
     page_count,
     resume_page,
+    save_answer,
     submit_page,
 )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import abort, jsonify
 from flask_login import current_user
 
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db

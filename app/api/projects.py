@@ -6,11 +6,10 @@ from flask import abort, current_app, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
-from app.analytics.truth import TruthError, resolve_truth
-from app.analytics.utility import risk_utility
-from app.api import bp, schemas
+from app.analytics.utility import TruthError, resolve_truth, risk_utility
+from app.api.blueprint import bp
 from app.api.inputs import check_record_sizes
-from app.api.openapi import documented
+from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User

@@ -3,8 +3,8 @@
 from flask import jsonify
 from flask_login import current_user
 
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 
 

@@ -14,8 +14,8 @@ from flask_login import current_user
 
 from app import jobs
 from app.analytics.trajectory import OptionsError, read_uploads, trajectory_risk
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 

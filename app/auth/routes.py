@@ -7,7 +7,8 @@ from urllib.parse import urlsplit
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from app.auth import bp, throttle
+from app.auth import throttle
+from app.auth.blueprint import bp
 from app.auth.decorators import roles_required
 from app.auth.forms import LoginForm
 from app.auth.services import AccountError, authenticate, create_user, end_sessions

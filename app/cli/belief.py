@@ -11,10 +11,15 @@ from pathlib import Path
 
 import click
 
-from app.analytics.belief_json import BeliefRequestError, evaluate
-from app.analytics.belief_linkage import audit_upload
-from app.analytics.belief_report import project_audit, project_trails, trail_json
-from app.analytics.belief_state import AuditError
+from app.analytics.belief import (
+    AuditError,
+    BeliefRequestError,
+    audit_upload,
+    evaluate,
+    project_audit,
+    project_trails,
+    trail_json,
+)
 from app.cli.analytics import analytics
 
 

@@ -1,6 +1,6 @@
 """``flask analytics rl``: trajectory record-linkage risk from the command line.
 
-Runs the same report as the admin page's job (:func:`app.analytics.trajectory.trajectory_risk`)
+Runs the same report as the admin page's job (:func:`app.analytics.trajectory.risk.trajectory_risk`)
 in this process; its chunks go to the configured executor (threads, or the Dask cluster when
 ``JOBS_EXECUTOR=dask``). ``--json`` prints one JSON object, the same one
 ``GET /api/v1/admin/jobs/<id>`` returns as ``report`` for a finished API job.

@@ -1,9 +1,5 @@
 """Managers: import, blocking, pairs, assignments, conflicts and exports.
 
 One sub-package per job (see the README's "Layout"); the pages live in ``views/``, which
-imports the services and is never imported by them. The app registers :data:`bp`.
+imports the services and is never imported by them. The app registers ``views.bp``.
 """
-
-from app.projects.views import bp
-
-__all__ = ["bp"]

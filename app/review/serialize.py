@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from app.review import services
-from app.review.state import PairState
+from app.review.grid import PairState
 
 
 def cell_json(state: PairState, row: int, attribute: str, cost: Fraction | None, room: Fraction):
@@ -77,8 +77,8 @@ def meters_json(assignment, kapr: Fraction, bounded: bool = True) -> dict:
 
 def page_json(ctx: services.Context, page: int) -> dict:
     """The JSON of one page of an assignment (docs/api.md)."""
-    from app.review.decisions import current_decisions, progress
-    from app.review.frequencies import page_frequencies
+    from app.review.answers import current_decisions, progress
+    from app.review.grid import page_frequencies
 
     pairs, pages = services.page_of(ctx, page)
     states = services.pair_states(ctx, pairs)

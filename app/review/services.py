@@ -18,11 +18,15 @@ from app.core.disclosure import Level
 from app.core.kapr import next_costs
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project
-from app.review.refusals import BudgetExceeded, NothingToReveal, NotInAssignment, RevealRefused
-from app.review.reveal import RevealResult, reveal_cell
-from app.review.risk import source_indexes
-from app.review.scope import project_schema
-from app.review.state import SIDE_NAMES, Attribute, PairState
+from app.review.grid import SIDE_NAMES, Attribute, PairState, project_schema, source_indexes
+from app.review.reveal import (
+    BudgetExceeded,
+    NothingToReveal,
+    NotInAssignment,
+    RevealRefused,
+    RevealResult,
+    reveal_cell,
+)
 
 
 @dataclass

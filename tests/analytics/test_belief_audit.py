@@ -7,14 +7,14 @@ from fractions import Fraction as F
 
 import pytest
 
-from app.analytics.belief_audit import (
+from app.analytics.belief.text_form import (
     BeliefInputError,
     parse_frame,
     parse_probability,
     parse_sets,
     run_audit,
 )
-from app.analytics.routes import BELIEF_EXAMPLE
+from app.analytics.views.reports import BELIEF_EXAMPLE
 
 
 def test_masses_are_read_exactly():

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.analytics.belief_json import BeliefRequestError
-from app.analytics.belief_linkage import audit_upload
+from app.analytics.belief import BeliefRequestError, audit_upload
 from tests.factories import make_token, make_user
 
 CSV = """record,candidates,mass,truth

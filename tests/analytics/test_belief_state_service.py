@@ -6,8 +6,14 @@ from fractions import Fraction
 
 import pytest
 
-from app.analytics.belief_report import project_audit, project_trails
-from app.analytics.belief_state import AuditError, Scope, audit_scope, resolve
+from app.analytics.belief import (
+    AuditError,
+    Scope,
+    audit_scope,
+    project_audit,
+    project_trails,
+    resolve,
+)
 from app.core import disclosure
 from app.core.disclosure import Level
 from app.extensions import db

@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.analytics.collusion import collusion_kapr, pooled_state
+from app.analytics.kapr import collusion_kapr, pooled_state
 from app.core.disclosure import Level
 from app.extensions import db
 from app.review.services import NothingToReveal, reveal_cell

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from app.analytics.reports import CSV_COLUMNS, kapr_csv, kapr_report
+from app.analytics.kapr import CSV_COLUMNS, kapr_csv, kapr_report
 from app.extensions import db
 from app.review.services import reveal_cell
 from tests.factories import make_assignment, make_user, paper_project

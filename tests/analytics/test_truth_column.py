@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from app.analytics.truth import TruthError, default_truth_column, resolve_truth, truth_from_vault
+from app.analytics.utility import TruthError, default_truth_column, resolve_truth, truth_from_vault
 from app.core.disclosure import CLUSTER_COLUMNS
 from app.demo import PAPER_EXAMPLE
 from app.projects.importing import default_role

@@ -9,8 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.analytics.truth import TruthError, resolve_truth, truth_from_file, truth_from_vault
-from app.analytics.utility import Confusion, confusion, risk_utility, utility_charts
+from app.analytics.utility import (
+    Confusion,
+    TruthError,
+    confusion,
+    resolve_truth,
+    risk_utility,
+    truth_from_file,
+    truth_from_vault,
+    utility_charts,
+)
 from app.demo import PAPER_EXAMPLE
 from app.extensions import db
 from app.review.services import reveal_cell

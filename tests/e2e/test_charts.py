@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from app.analytics.reports import kapr_report
+from app.analytics.kapr import kapr_report
 from app.extensions import db
 from app.review.services import reveal_cell
 from tests.e2e.test_login import log_in

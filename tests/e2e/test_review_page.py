@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app.review.formatting import percent as format_percent
+from app.review.views.formatting import percent as format_percent
 from tests.e2e.test_login import log_in
 from tests.factories import make_assignment, make_user, paper_project
 

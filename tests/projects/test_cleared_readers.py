@@ -19,7 +19,7 @@ from app.projects.exports.service import export_csv
 from app.projects.progress.outcomes import outcomes
 from app.projects.progress.summary import project_progress
 from app.projects.staffing.workers import assign_workers
-from app.review.decisions import clear_answer, current_decisions, progress, record_decision, tally
+from app.review.answers import clear_answer, current_decisions, progress, record_decision, tally
 from tests.projects.conftest import linked_project
 from tests.projects.importing.test_import_service import import_pairfile
 

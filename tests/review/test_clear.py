@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from app.extensions import db
 from app.models import CLEARED, Assignment, DecisionEvent, Project, User
 from app.projects.progress.outcomes import outcomes
-from app.review import decisions as svc
 from app.review.answers import Summary, answer_summary
+from app.review.answers import decisions as svc
 from tests.factories import make_assignment, make_user
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from app.extensions import db
 from app.models import Assignment, DecisionEvent, Project, User
-from app.review import decisions as svc
+from app.review.answers import decisions as svc
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.review.formatting import percent
+from app.review.views.formatting import percent
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import sqlalchemy as sa
 
 from app.extensions import db
 from app.models import Project, Record, Source
-from app.review.risk import source_index
+from app.review.grid import source_index
 from tests.factories import make_user, paper_project
 
 

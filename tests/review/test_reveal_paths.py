@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from app.extensions import db
 from app.models import Assignment, RevealEvent
-from app.review import reveal as reveal_module
+from app.review.reveal import service as reveal_module
 from tests.api.conftest import make_worker
 
 WAIT = 20  # seconds: only a stall (a reader queued behind the lock) gets anywhere near it

@@ -1,11 +1,4 @@
-"""Trajectories, their distances and the record-linkage risk of anonymizing them (spec §4).
-
-- :mod:`.model`: the :class:`Trajectory` dataclass and the validated CSV reader.
-- :mod:`.distances`: haversine, speeds, the reference's ``Martinez2021`` distance (exact),
-  its calibration (λ, max_dist) and a unit-consistent ``MartinezCorrected``.
-- :mod:`.shape`: synchronized haversine, DTW and discrete Fréchet distances.
-- :mod:`.linkage`: the record-linkage risk RL, exact and windowed.
-"""
+"""Trajectories, their distances and the record-linkage risk of anonymizing them (spec §4)."""
 
 from app.core.trajectory.distances import (
     Calibration,

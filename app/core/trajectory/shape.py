@@ -6,7 +6,7 @@ which Martinez2021 is not; DTW is not (it fails the triangle inequality); the sy
 distance compares positions at the same instants and is infinite for trajectories that never
 overlap in time. Hausdorff is a metric on point sets (order and time ignored). EDR counts edits
 and is time-aware: see :func:`edr`. These plain versions are the oracles of
-:mod:`app.core.trajectory.kernels`.
+:mod:`app.core.trajectory.fast.kernels`.
 """
 
 from __future__ import annotations

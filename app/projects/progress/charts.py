@@ -18,7 +18,7 @@ from app.core.disclosure import AttributeType, Level
 from app.extensions import db
 from app.models import Assignment, CellState, Pair, Project, RevealEvent, User
 from app.projects.progress.outcomes import outcomes
-from app.review.state import Attribute, PairState
+from app.review.grid import Attribute, PairState
 
 __all__ = ["CHARTS", "agreement_chart", "budget_chart", "characters_chart", "reveals_chart"]
 

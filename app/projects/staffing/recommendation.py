@@ -24,12 +24,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app import charts
-from app.analytics.collusion import assess_states, attributes_of
+from app.analytics.kapr import assess_states, attributes_of
 from app.core.disclosure import Level
 from app.core.kapr import kapr_score
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, Pair, Project
-from app.review.state import PairState
+from app.review.grid import PairState
 
 __all__ = [
     "QUANTILES",

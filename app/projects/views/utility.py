@@ -5,8 +5,15 @@ from __future__ import annotations
 from flask import render_template, request
 
 from app import charts
-from app.analytics.truth import TruthError, default_truth_column, resolve_truth
-from app.analytics.utility import CSV_HEADER, csv_rows, risk_utility, utility_charts
+from app.analytics.utility import (
+    CSV_HEADER,
+    TruthError,
+    csv_rows,
+    default_truth_column,
+    resolve_truth,
+    risk_utility,
+    utility_charts,
+)
 from app.auth.decorators import roles_required
 from app.projects.views.access import MANAGERS, owned_project
 from app.projects.views.blueprint import bp

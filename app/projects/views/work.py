@@ -7,8 +7,8 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from app import charts
-from app.analytics.collusion import collusion_kapr
-from app.analytics.truth import default_truth_column
+from app.analytics.kapr import collusion_kapr
+from app.analytics.utility import default_truth_column
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment, Role, User

@@ -7,8 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.trajectory import kernels
-from app.core.trajectory.calibration import fast_calibrate
 from app.core.trajectory.distances import (
     Martinez2021,
     MartinezCorrected,
@@ -16,7 +14,14 @@ from app.core.trajectory.distances import (
     index_schedule,
     speed_kmh,
 )
-from app.core.trajectory.flat import speeds_kmh
+from app.core.trajectory.fast import (
+    compiled_distance,
+    fast_calibrate,
+    fast_linkage,
+    kernels,
+    speeds_kmh,
+    window_bounds,
+)
 from app.core.trajectory.linkage import (
     nearest_position,
     record_linkage,
@@ -24,7 +29,6 @@ from app.core.trajectory.linkage import (
     windowed_record_linkage,
 )
 from app.core.trajectory.model import Trajectory
-from app.core.trajectory.search import compiled_distance, fast_linkage, window_bounds
 from app.core.trajectory.shape import discrete_frechet, dtw, edr, hausdorff
 from tests.core.trajectory.conftest import trajectories
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from app.analytics.truth import truth_from_file
+from app.analytics.utility import truth_from_file
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, User, VaultRecord
 from app.projects.importing.frequencies import name_frequencies

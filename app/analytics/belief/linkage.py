@@ -1,0 +1,183 @@
+"""Read a linkage output with ground truth (JSON, CSV or a trajectory RL result) and audit it.
+
+JSON::
+
+    {"records": [
+       {"record": "y1", "truth": "x3", "probabilities": {"x1": "1/2", "x3": "1/2"}},
+       {"record": "y2", "truth": ["x4", "x5"], "masses": [{"set": ["x4", "x6"], "mass": 1}]}]}
+
+CSV (one row per focal set; a single candidate is a probability on it)::
+
+    record,candidates,mass,truth
+    y1,x1,1/2,x3
+    y1,x3,1/2,x3
+    y2,x4|x6,1,x4|x5
+
+A trajectory record-linkage result (the ``exact`` or ``windowed`` section of the job result,
+or the whole result) audits each listed link as the categorical belief ``m(G_j) = 1`` on its
+``ties`` closest originals, the truth inside G_j exactly when ``probability > 0``.
+Labels are opaque; a record's frame is its candidates and its truth.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+from app.analytics.belief.json_body import BeliefRequestError, read_number
+from app.analytics.belief.report import exact
+from app.core.belief import LinkageAudit, MassFunction, RecordOutput, audit_linkage
+
+MAX_RECORDS = 100_000
+
+
+def _labels(value, where: str) -> list:
+    items = value if isinstance(value, list) else [value]
+    if not items or any(isinstance(x, bool) or not isinstance(x, str | int) for x in items):
+        raise BeliefRequestError(f"{where}: a label or a list of labels")
+    return items
+
+
+def _output(record: str, focal: dict, truth: list, where: str) -> RecordOutput:
+    total = sum(focal.values())
+    if total != 1:
+        raise BeliefRequestError(f"{where}: the masses sum to {total}, not 1")
+    frame = list(dict.fromkeys([x for s in focal for x in sorted(s, key=str)] + truth))
+    return RecordOutput(str(record), MassFunction(tuple(frame), focal), frozenset(truth))
+
+
+def from_json(body) -> list[RecordOutput]:
+    """Per-record outputs from the JSON form, or from a trajectory RL result."""
+    if isinstance(body, dict) and "records" not in body:
+        return from_trajectory(body)
+    records = body.get("records") if isinstance(body, dict) else None
+    if not isinstance(records, list) or not records:
+        raise BeliefRequestError("records: a non-empty list")
+    if len(records) > MAX_RECORDS:
+        raise BeliefRequestError(f"records: at most {MAX_RECORDS}")
+    out = []
+    for i, entry in enumerate(records):
+        where = f"records[{i}]"
+        if not isinstance(entry, dict) or "truth" not in entry:
+            raise BeliefRequestError(f"{where}: an object with \"record\", \"truth\" and "
+                                     "\"probabilities\" or \"masses\"")  # fmt: skip
+        truth = _labels(entry["truth"], f"{where}.truth")
+        focal: dict = {}
+        if isinstance(entry.get("probabilities"), dict):
+            for label, value in entry["probabilities"].items():
+                focal[frozenset([label])] = read_number(value, f"{where}.probabilities")
+        elif isinstance(entry.get("masses"), list):
+            for j, item in enumerate(entry["masses"]):
+                if not isinstance(item, dict) or "set" not in item or "mass" not in item:
+                    raise BeliefRequestError(f'{where}.masses[{j}]: {{"set": [...], "mass": ...}}')
+                subset = frozenset(_labels(item["set"], f"{where}.masses[{j}].set"))
+                focal[subset] = focal.get(subset, 0) + read_number(
+                    item["mass"], f"{where}.masses[{j}]"
+                )
+        else:
+            raise BeliefRequestError(f'{where}: give "probabilities" or "masses"')
+        out.append(_output(entry.get("record", i), focal, truth, where))
+    return out
+
+
+def from_csv(text: str) -> list[RecordOutput]:
+    """Per-record outputs from ``record,candidates,mass,truth`` rows (``|`` separates labels)."""
+    reader = csv.DictReader(io.StringIO(text))
+    needed = {"record", "candidates", "mass", "truth"}
+    if not reader.fieldnames or not needed <= set(reader.fieldnames):
+        raise BeliefRequestError("CSV: the header must name record, candidates, mass and truth")
+    focal: dict[str, dict] = {}
+    truth: dict[str, list] = {}
+    for line, row in enumerate(reader, start=2):
+        record = row["record"] or ""
+        labels = [x for x in (row["candidates"] or "").split("|") if x]
+        if not record or not labels:
+            raise BeliefRequestError(f"CSV line {line}: record and candidates are required")
+        given = [x for x in (row["truth"] or "").split("|") if x]
+        if given and truth.setdefault(record, given) != given:
+            raise BeliefRequestError(f"CSV line {line}: record {record} has two truths")
+        subset = frozenset(labels)
+        bucket = focal.setdefault(record, {})
+        bucket[subset] = bucket.get(subset, 0) + read_number(row["mass"], f"CSV line {line}, mass")
+    if not focal:
+        raise BeliefRequestError("CSV: no rows")
+    if len(focal) > MAX_RECORDS:
+        raise BeliefRequestError(f"CSV: at most {MAX_RECORDS} records")
+    missing = [r for r in focal if r not in truth]
+    if missing:
+        raise BeliefRequestError(
+            f"CSV: {len(missing)} record(s) without a truth, e.g. {missing[0]}"
+        )
+    return [_output(r, focal[r], truth[r], f"CSV record {r}") for r in focal]
+
+
+def from_trajectory(result: dict) -> list[RecordOutput]:
+    """Each listed link of a trajectory RL result as ``m(G_j) = 1`` against its truth."""
+    section = result.get("exact") or result.get("windowed") or result
+    links = section.get("links") if isinstance(section, dict) else None
+    if not isinstance(links, list):
+        raise BeliefRequestError('give "records", or a trajectory result with "links"')
+    out = []
+    for i, link in enumerate(links):
+        try:
+            ties = int(link.get("ties") or len(link["closest_ids"]))
+            probability = Fraction(str(link["probability"]))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise BeliefRequestError(
+                f"links[{i}]: needs ties (or closest_ids) and probability"
+            ) from None
+        if ties < 1:
+            raise BeliefRequestError(f"links[{i}]: no closest original")
+        group = [f"closest {j + 1}" for j in range(ties)]
+        truth = [group[0]] if probability > 0 else ["true original"]
+        frame = tuple(dict.fromkeys(group + truth))
+        m = MassFunction(frame, {frozenset(group): Fraction(1)})
+        out.append(RecordOutput(str(link.get("anonymized_id", i)), m, frozenset(truth)))
+    return out
+
+
+def linkage_json(audit: LinkageAudit) -> dict:
+    return {
+        "summary": {
+            "records": len(audit.records),
+            "compatible": audit.compatible,
+            "overconfident": len(audit.overconfident),
+            "support_violations": audit.support_violations,
+            "argmax_outside_true_set": audit.argmax_outside,
+            "mean_true_probability": exact(audit.mean_true_probability),
+        },
+        "records": [
+            {
+                "record": r.record,
+                "candidates": r.candidates,
+                "compatible": r.compatible,
+                "overconfident": r.overconfident,
+                "max_violation": exact(r.max_violation),
+                "witness_size": r.witness_size,
+                "support_ok": r.support_ok,
+                "true_probability": exact(r.true_probability),
+                "argmax_outside_true_set": r.argmax_outside_true_set,
+                "nonspecificity_bits": r.nonspecificity_bits,
+            }
+            for r in audit.records
+        ],
+    }
+
+
+def audit_upload(text: str, filename: str = "") -> dict:
+    """Audit an uploaded CSV or JSON linkage output; the JSON report."""
+    stripped = text.lstrip()
+    if filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
+        try:
+            body = json.loads(text)
+        except json.JSONDecodeError:
+            raise BeliefRequestError("the file is not valid JSON") from None
+        outputs = from_json(body)
+    else:
+        outputs = from_csv(text)
+    try:
+        return linkage_json(audit_linkage(outputs))
+    except ValueError as exc:
+        raise BeliefRequestError(str(exc)) from None

@@ -1,0 +1,5 @@
+"""The API's Blueprint, alone so that every route module can register on it."""
+
+from flask import Blueprint
+
+bp = Blueprint("api", __name__)

@@ -1,0 +1,51 @@
+"""Workers' answers: save one on the hot path, read the current ones, pages and progress."""
+
+from app.review.answers.decisions import (
+    PageIncomplete,
+    PageSubmitted,
+    clear_answer,
+    current_decisions,
+    ordered_pair_ids,
+    own_assignment,
+    page_count,
+    page_pair_ids,
+    progress,
+    record_decision,
+    resume_page,
+    submit_page,
+    tally,
+)
+from app.review.answers.save import (
+    CONFIDENCES,
+    DECISIONS,
+    DecisionError,
+    NotInAssignment,
+    SavedAnswer,
+    Summary,
+    answer_summary,
+    save_answer,
+)
+
+__all__ = [
+    "CONFIDENCES",
+    "DECISIONS",
+    "DecisionError",
+    "NotInAssignment",
+    "PageIncomplete",
+    "PageSubmitted",
+    "SavedAnswer",
+    "Summary",
+    "answer_summary",
+    "clear_answer",
+    "current_decisions",
+    "ordered_pair_ids",
+    "own_assignment",
+    "page_count",
+    "page_pair_ids",
+    "progress",
+    "record_decision",
+    "resume_page",
+    "save_answer",
+    "submit_page",
+    "tally",
+]

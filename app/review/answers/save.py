@@ -1,0 +1,175 @@
+"""A worker's answer in three statements: who owns the assignment, the new event, the summary.
+
+The request path of ``POST /api/v1/assignments/<id>/decisions`` (one in ten of a worker's
+requests in ``bench/load.py``): on PostgreSQL, with the session holding no connection yet, the
+statements run in autocommit (:mod:`app.review.connection`): the event is one ``INSERT``,
+atomic on its own, so no BEGIN and COMMIT round trips. The summary (pairs decided, pairs in
+the assignment, the tally) is one statement over :func:`~app.models.current_answer_ids`, the
+one definition of "the answer of a pair". Statements are compiled once per dialect.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+from sqlalchemy import String, bindparam, exists, func, insert, literal, select, union_all
+
+from app.database import pg_rows
+from app.extensions import db
+from app.models import Assignment, AssignmentPair, DecisionEvent, Project, User
+from app.models.base import utcnow
+from app.models.events import current_answer_ids
+from app.review.connection import statement_connection
+
+DECISIONS = ("same", "different", "unsure")
+CONFIDENCES = ("high", "medium", "low")
+
+
+class DecisionError(ValueError):
+    """A user-facing reason an answer or a page is refused (HTTP 400)."""
+
+
+class NotInAssignment(LookupError):
+    """The pair or page is not part of the assignment (HTTP 404)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    decided: int  # pairs of the assignment with an answer
+    total: int  # pairs of the assignment
+    tally: dict[str, int]  # see :func:`app.review.answers.decisions.tally`
+
+
+@dataclass(frozen=True, slots=True)
+class SavedAnswer:
+    id: int
+    summary: Summary
+
+
+def check_answer(decision, confidence, allow_unsure: bool) -> None:
+    """Raise :class:`DecisionError` unless (``decision``, ``confidence``) is a valid answer.
+
+    ``same`` and ``different`` need a confidence (high, medium, low); ``unsure`` (only when
+    the project allows it) takes none.
+    """
+    if decision not in DECISIONS:
+        raise DecisionError("the decision is one of same, different, unsure")
+    if decision == "unsure":
+        if not allow_unsure:
+            raise DecisionError("this project does not allow 'unsure'")
+        if confidence is not None:
+            raise DecisionError("'unsure' takes no confidence")
+    elif confidence not in CONFIDENCES:
+        raise DecisionError("the confidence is one of high, medium, low")
+
+
+def save_answer(assignment_id: int, pair_id: int, decision, confidence, *, by: User):
+    """Append ``by``'s answer for one pair of their assignment; return its id and the summary.
+
+    Refusals, in this order: :class:`NotInAssignment` (no such assignment),
+    :class:`PermissionError` (another worker's), :class:`DecisionError` (not a valid
+    answer), :class:`NotInAssignment` (the pair is not in the assignment). The caller commits.
+    """
+    connection, _ = statement_connection(db.session(), DecisionEvent)
+    found = _rows(connection, _OWNER, {"assignment_id": assignment_id, "pair_id": pair_id})
+    if not found:
+        raise NotInAssignment("no such assignment")
+    worker_id, allow_unsure, in_assignment = found[0]
+    if worker_id != by.id:
+        raise PermissionError("this assignment belongs to another worker")
+    check_answer(decision, confidence, bool(allow_unsure))
+    if not in_assignment:
+        raise NotInAssignment("this pair is not part of the assignment")
+    event_id = append_answer(connection, assignment_id, pair_id, decision, confidence, by.id)
+    return SavedAnswer(event_id, answer_summary(connection, assignment_id))
+
+
+def append_answer(connection, assignment_id, pair_id, decision, confidence, user_id) -> int:
+    """Insert one checked decision event; return its id (the one writer of answers)."""
+    params = {
+        "assignment_id": assignment_id,
+        "pair_id": pair_id,
+        "user_id": user_id,
+        "at": utcnow(),
+        "decision": decision,
+        "confidence": confidence,
+    }
+    return _rows(connection, _INSERT, params)[0][0]
+
+
+def answer_summary(connection, assignment_id: int) -> Summary:
+    """Pairs decided, pairs in the assignment and the tally of current answers, in one read."""
+    decided, total = 0, 0
+    counts: Counter[str] = Counter({d: 0 for d in DECISIONS})
+    for decision, confidence, n, in_assignment in _rows(
+        connection, _SUMMARY, {"assignment_id": assignment_id}
+    ):
+        if decision is None:  # the row of the assignment's pair count
+            total = n
+            continue
+        decided += in_assignment
+        counts[decision] += n
+        if confidence:
+            counts[f"{decision}-{confidence}"] += n
+    return Summary(decided, total, dict(counts))
+
+
+def _rows(connection, statement, params: dict) -> list:
+    if connection.dialect.name == "postgresql":
+        sql, defaults = _compiled(statement, connection.dialect)
+        return pg_rows(connection, sql, {**defaults, **params})
+    return connection.execute(statement, params).all()
+
+
+@cache
+def _compiled(statement, dialect) -> tuple[str, dict]:
+    compiled = statement.compile(dialect=dialect)
+    return str(compiled), dict(compiled.params)
+
+
+_ASSIGNMENT = bindparam("assignment_id")
+_OWNER = (
+    select(
+        Assignment.worker_id,
+        Project.allow_unsure,
+        exists().where(
+            AssignmentPair.assignment_id == Assignment.id,
+            AssignmentPair.pair_id == bindparam("pair_id"),
+        ),
+    )
+    .join(Project, Project.id == Assignment.project_id)
+    .where(Assignment.id == _ASSIGNMENT)
+)
+_INSERT = (
+    insert(DecisionEvent)
+    .values(
+        assignment_id=_ASSIGNMENT,
+        pair_id=bindparam("pair_id"),
+        user_id=bindparam("user_id"),
+        at=bindparam("at", type_=DecisionEvent.at.type),
+        decision=bindparam("decision", type_=String),
+        confidence=bindparam("confidence", type_=String),
+    )
+    .returning(DecisionEvent.id)
+)
+_IN_ASSIGNMENT = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == _ASSIGNMENT)
+# One row per (decision, confidence) of the current answers, then the pair count
+# (decision NULL): progress and tally of app.review.answers.decisions in one read.
+_SUMMARY = union_all(
+    select(
+        DecisionEvent.decision,
+        DecisionEvent.confidence,
+        func.count(),
+        func.count().filter(DecisionEvent.pair_id.in_(_IN_ASSIGNMENT)),
+    )
+    .where(DecisionEvent.id.in_(current_answer_ids(DecisionEvent.assignment_id == _ASSIGNMENT)))
+    .group_by(DecisionEvent.decision, DecisionEvent.confidence),
+    select(
+        literal(None, String),
+        literal(None, String),
+        func.count(),
+        literal(0),
+    ).where(AssignmentPair.assignment_id == _ASSIGNMENT),
+)

@@ -1,0 +1,19 @@
+"""The grid's state: displayed pairs' disclosure, the project's attributes, sources' indexes."""
+
+from app.review.grid.frequencies import page_frequencies, uploaded_counts
+from app.review.grid.indexes import source_index, source_indexes
+from app.review.grid.scope import Schema, project_schema
+from app.review.grid.state import SIDE_NAMES, Attribute, PairState, name_attributes
+
+__all__ = [
+    "SIDE_NAMES",
+    "Attribute",
+    "PairState",
+    "Schema",
+    "name_attributes",
+    "page_frequencies",
+    "project_schema",
+    "source_index",
+    "source_indexes",
+    "uploaded_counts",
+]

@@ -1,0 +1,18 @@
+"""One reveal: read and price it without a lock, then charge the budget in one short write."""
+
+from app.review.reveal.refusals import (
+    BudgetExceeded,
+    NothingToReveal,
+    NotInAssignment,
+    RevealRefused,
+)
+from app.review.reveal.service import RevealResult, reveal_cell
+
+__all__ = [
+    "BudgetExceeded",
+    "NotInAssignment",
+    "NothingToReveal",
+    "RevealRefused",
+    "RevealResult",
+    "reveal_cell",
+]
