@@ -6,7 +6,7 @@ them (:func:`app.core.kapr.pair.reference.count_pair_reference`, the baseline, i
 Every phase starts from an index without remembered counts, partner states or masks; within a
 phase they accumulate page after page, as they do for a worker. It also times building the
 tables on their own (they are built with the index). CPU time is reported beside wall time:
-the machine is shared.
+the machine is shared. The baseline's costs must equal the tables' on the same pages.
 
 Not a bench itself (``run_all.py`` skips modules starting with ``_``).
 """
@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from unittest import mock
 
 import numpy as np
+from _check import agree
 
 from app.core.kapr import count_pair_reference
 from app.core.kapr._pair_tables import PairTables
@@ -46,8 +47,11 @@ def baseline():
         yield
 
 
-def _pages(assignment_id: int, pages: int) -> list[tuple[float, float]]:
-    """(wall, CPU) seconds of ``page_costs`` under the ``pair`` model for pages 1..pages."""
+def _pages(assignment_id: int, pages: int, found: list | None = None) -> list[tuple[float, float]]:
+    """(wall, CPU) seconds of ``page_costs`` under the ``pair`` model for pages 1..pages.
+
+    The costs of each page are appended to ``found`` when given.
+    """
     ctx = Context.of(db.session.get(Assignment, assignment_id))
     ctx.project.evidence_model = "pair"  # in memory only: rolled back below
     times = []
@@ -55,8 +59,10 @@ def _pages(assignment_id: int, pages: int) -> list[tuple[float, float]]:
         pairs, _ = page_of(ctx, page)
         states = pair_states(ctx, pairs)
         wall, cpu = time.perf_counter(), time.process_time()
-        page_costs(ctx, pairs, states)
+        costs = page_costs(ctx, pairs, states)
         times.append((time.perf_counter() - wall, time.process_time() - cpu))
+        if found is not None:
+            found.append(costs)
     db.session.rollback()
     return times
 
@@ -67,12 +73,14 @@ def pair_phase(assignment_id: int, index, pages: int, baseline_pages: int) -> di
     tables = PairTables(index.columns, index.n)
     build = time.process_time() - start
     _forget(index)
-    cold = _pages(assignment_id, pages)
+    ours, theirs = [], []
+    cold = _pages(assignment_id, pages, ours)
     again = _pages(assignment_id, pages)
     _forget(index)
     with baseline():
-        base = _pages(assignment_id, baseline_pages)
+        base = _pages(assignment_id, baseline_pages, theirs)
     _forget(index)
+    agree(ours[: len(theirs)] == theirs, f"pair model at {index.n:,}: tables against sorted keys")
     return {
         "pair_cold": cold,
         "pair_again": again,

@@ -100,7 +100,11 @@ def _child() -> None:
 
     from app.extensions import db
     from app.models import Assignment
-    from app.review.grid import source_index
+
+    try:
+        from app.review.grid import source_index
+    except ImportError:  # a revision before the review rooms (issue 26)
+        from app.review.risk import source_index
 
     with bench_app(Path(args.directory)) as app:
         with app.app_context():

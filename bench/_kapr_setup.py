@@ -16,8 +16,6 @@ import sqlalchemy as sa
 
 from app import create_app
 from app.auth.services import create_user, issue_token
-from app.core.disclosure import Level
-from app.core.kapr import consistent
 from app.datagen import generate
 from app.extensions import db
 from app.projects.lifecycle import create_project
@@ -136,6 +134,11 @@ def naive_columns(index, limit: int | None = None) -> dict[str, list]:
 
 def naive_k(values: dict[str, list], row) -> int:
     """Scan every record (pure Python) and count those consistent with ``row``."""
+    # Imported here: bench children run this module on older revisions' app/ too (--against),
+    # where these names lived elsewhere; only the naive scan needs them.
+    from app.core.disclosure import Level
+    from app.core.kapr import consistent
+
     shown = [(values[a], ev) for a, ev in row.items() if ev.level is not Level.MASKED]
     n = len(next(iter(values.values())))
     return sum(all(consistent(col[r], ev) for col, ev in shown) for r in range(n))

@@ -9,7 +9,10 @@
    pure-Python scan of every record for each row's candidate set and true set. Also printed:
    with the ``pair`` model's k as well (``count_pair``, first sight). Target: < 1 s.
 
-The machine is shared: ratios are measured in the same run; note the load printed at the top.
+The flows must be equal, and the audit's rows (k, whether the true record is a candidate, the
+true set and how much of it is covered) equal the naive scan's (exit status 1 otherwise).
+``--quick``: a 500-element frame and a 2,000-record source. The machine is shared: ratios are
+measured in the same run; note the load printed at the top.
 """
 
 from __future__ import annotations
@@ -27,14 +30,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _check import agree, finish  # noqa: E402
 from kapr_core import KINDS, generate, page  # noqa: E402
 
-from app.core.belief import (  # noqa: E402
-    DisplayedPair,
-    MassFunction,  # noqa: E402
-    audit_state,
-    compatibility,  # noqa: E402
-)
+from app.core.belief import DisplayedPair, MassFunction, audit_state, compatibility  # noqa: E402
 from app.core.belief._flow import edmonds_karp  # noqa: E402
 from app.core.kapr import AnonymityIndex, consistent  # noqa: E402
 
@@ -80,13 +79,13 @@ def compatibility_bench(n: int, focal: int, max_size: int, baseline: bool) -> No
                             [int(uniform[x] * scale) for x in m.frame])  # fmt: skip
 
     slow, (flow, _) = timed(oracle)
-    assert Fraction(flow, scale) == result.flow, "the two max-flows disagree"
+    agree(Fraction(flow, scale) == result.flow, f"compatibility at {n:,}: the two max-flows")
     print(f"  Edmonds-Karp, integers {slow * 1e3:9.1f} ms   baseline, {slow / fast:6.1f}x slower")
 
 
-def naive_audit(values: dict, pairs: list[DisplayedPair]) -> None:
+def naive_audit(values: dict, pairs: list[DisplayedPair]) -> list[tuple]:
     """Scan every record per row: its candidates (row model) and its true set."""
-    n = len(values["sex"])
+    n, found = len(values["sex"]), []
     for pair in pairs:
         for number, side in enumerate(("left", "right")):
             row = pair.view.row(side)
@@ -95,7 +94,8 @@ def naive_audit(values: dict, pairs: list[DisplayedPair]) -> None:
             ]
             t = pair.truth[number]
             true_set = [r for r in range(n) if all(values[a][r] == values[a][t] for a in values)]
-            _ = (len(cands), t in cands, len(set(true_set) & set(cands)))
+            found.append((len(cands), t in cands, len(true_set), len(set(true_set) & set(cands))))
+    return found
 
 
 def audit_bench(n: int) -> None:
@@ -116,7 +116,12 @@ def audit_bench(n: int) -> None:
     both, _ = timed(lambda: audit_state(pairs, models=("row", "pair"), **args))
     values = {a: [index.value(a, r) for r in range(n)] for a in KINDS}
     sample = pairs[:2]
-    naive, _ = timed(lambda: naive_audit(values, sample))
+    naive, scanned = timed(lambda: naive_audit(values, sample))
+    audited = [
+        (r.k, r.true_in_candidates, r.true_set_size, r.true_set_covered)
+        for r in audit.rows[: 2 * len(sample)]
+    ]
+    agree(audited == scanned, f"state audit at {n:,}: rows against the naive scan")
     naive *= len(pairs) / len(sample)
     s = audit.summary
     print(
@@ -135,11 +140,14 @@ def audit_bench(n: int) -> None:
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     print(f"load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} on {os.cpu_count()} cores")
+    if quick:
+        compatibility_bench(500, 60, 30, baseline=True)
+        audit_bench(2_000)
+        return finish()
     compatibility_bench(2_000, 200, 60, baseline=True)  # both finish: the ratio
-    if not quick:
-        compatibility_bench(10_000, 1_000, 60, baseline=False)  # the target size
-    audit_bench(10_000 if quick else 100_000)
-    return 0
+    compatibility_bench(10_000, 1_000, 60, baseline=False)  # the target size
+    audit_bench(100_000)
+    return finish()
 
 
 if __name__ == "__main__":

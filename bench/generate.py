@@ -1,9 +1,11 @@
-"""Benchmark the synthetic record generator: ``.venv/bin/python bench/generate.py``.
+"""Benchmark the synthetic record generator: ``.venv/bin/python bench/generate.py [--quick]``.
 
 Times :func:`app.datagen.write_csv` for 100k and 1M records into a temporary directory
 and prints records per second, beside a naive per-record pure-Python generator (the
 ``random`` module and :class:`csv.writer`, same columns and discrepancy kinds) timed on
-100k records in the same run, so the ratio is comparable across machines.
+100k records in the same run, so the ratio is comparable across machines. Both files must
+have the same header and as many records as asked (exit status 1 otherwise). ``--quick``:
+5,000 records each.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _check import agree, finish  # noqa: E402
 
 from app.datagen import COLUMNS, Config, write_csv  # noqa: E402
 from app.datagen.names import FEMALE_FIRST, MALE_FIRST, SURNAMES  # noqa: E402
@@ -88,20 +92,34 @@ def _timed(fn, *args) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
+def _shape(path: Path) -> tuple[list[str], int]:
+    """The header and the number of records of a written file."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = csv.reader(fh)
+        return next(rows), sum(1 for _ in rows)
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    naive_n, sizes = (5_000, (5_000,)) if quick else (100_000, (100_000, 1_000_000))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        base = _timed(naive_csv, out / "naive.csv", 100_000, 1)
-        base_rate = 100_000 / base
+        base = _timed(naive_csv, out / "naive.csv", naive_n, 1)
+        base_rate = naive_n / base
+        naive_shape = _shape(out / "naive.csv")
+        agree(naive_shape == (list(COLUMNS), naive_n), "naive file: header and records")
         print(f"{'generator':<32}{'records':>10}{'seconds':>10}{'records/s':>12}{'vs naive':>10}")
-        print(f"{'naive pure Python':<32}{100_000:>10,}{base:>10.2f}{base_rate:>12,.0f}{1:>9.1f}x")
-        for n in (100_000, 1_000_000):
+        print(f"{'naive pure Python':<32}{naive_n:>10,}{base:>10.2f}{base_rate:>12,.0f}{1:>9.1f}x")
+        for n in sizes:
             secs = _timed(write_csv, out / f"gen{n}.csv", n, 1)
             size = (out / f"gen{n}.csv").stat().st_size / 1e6
             rate = n / secs
             label = f"app.datagen.write_csv ({size:.0f} MB)"
             print(f"{label:<32}{n:>10,}{secs:>10.2f}{rate:>12,.0f}{rate / base_rate:>9.1f}x")
+            shape = _shape(out / f"gen{n}.csv")
+            agree(shape == (naive_shape[0], n), f"write_csv({n:,}): the naive header, n records")
+    return finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -4,21 +4,26 @@ Generates seeded person-like sources (Zipf-like first and last names, dates of b
 race, a 9-digit id) at 10k, 100k and 1M records, and prints for each: index build time and
 memory, the preview of a page (10 pairs x 2 rows x 6 attributes, ``row`` and ``pair`` models),
 and one reveal's charge, each beside a pure-Python scan over every record. Scans too slow to
-repeat 120 times are timed on a few cells and scaled up (marked ``~``).
+repeat 120 times are timed on a few cells and scaled up (marked ``~``). The scan's charges
+(``row`` model) must equal the preview's and the reveal's (exit status 1 otherwise).
+``--quick``: 2,000 records only.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _check import agree, finish  # noqa: E402
+
 from app.core.disclosure import AttributeType, Level  # noqa: E402
-from app.core.kapr import (  # noqa: E402  # noqa: E402  # noqa: E402
+from app.core.kapr import (  # noqa: E402
     AnonymityIndex,
     Evidence,
     Marker,
@@ -101,11 +106,16 @@ def naive_k(values: dict[str, list[str | None]], row) -> int:
     return sum(all(consistent(col[r], ev) for col, ev in shown) for r in range(len(values["sex"])))
 
 
-def naive_cost(values, pair: PairView, side, attribute, evidence) -> None:
+def naive_cost(values, pair: PairView, side, attribute, evidence) -> Fraction:
     """Charge one reveal by scanning (row model): k of the changed row before and after."""
     row = pair.row(side)
-    naive_k(values, row)
-    naive_k(values, {**row, attribute: evidence})
+    after = {**row, attribute: evidence}
+
+    def term(shown) -> Fraction:  # Σ_j p_ij / k_i of one row (0 when it discloses nothing)
+        p = sum((ev.p for ev in shown.values()), Fraction(0))
+        return p / naive_k(values, shown) if p else Fraction(0)
+
+    return Fraction(1, 20 * 6) * (term(after) - term(row))  # kappa / (N·D) of a page
 
 
 def timed(fn, repeat: int = 1) -> float:
@@ -141,11 +151,19 @@ def run(n: int) -> None:
         return go
 
     cold_row = timed(preview("row"))  # constraint cache empty
+    previewed = preview("row")()
     fast_row = timed(preview("row"), repeat=5)
     fast_pair = timed(preview("pair"), repeat=2)
     sample = cells if n <= 10_000 else cells[: max(2, 200_000 // n)]
+    charged = {}
     naive_sample = timed(
-        lambda: [naive_cost(values, pairs[c[0]], c[1], c[2], nexts[c]) for c in sample]
+        lambda: charged.update(
+            {c: naive_cost(values, pairs[c[0]], c[1], c[2], nexts[c]) for c in sample}
+        )
+    )
+    agree(
+        all(previewed[c] == charged[c] for c in sample),
+        f"{n:,} records: the page preview against the scan's charges",
     )
     naive_page = naive_sample * len(cells) / len(sample)
     approx = "" if len(sample) == len(cells) else "~"
@@ -155,6 +173,8 @@ def run(n: int) -> None:
         repeat=5,
     )
     naive_one = timed(lambda: naive_cost(values, pairs[one[0]], one[1], one[2], nexts[one]))
+    charge = reveal_cost(pairs[one[0]], one[1], one[2], nexts[one], index, index, **scale)
+    agree(charge == charged[one], f"{n:,} records: one reveal's charge against the scan's")
     print(f"\n{n:,} records x 6 attributes ({len(cells)} cells to preview)")
     print(f"  index build     {fmt(build)}   naive setup {fmt(naive_setup)}")
     print(
@@ -171,5 +191,6 @@ def run(n: int) -> None:
 
 
 if __name__ == "__main__":
-    for size in (10_000, 100_000, 1_000_000):
+    for size in (2_000,) if "--quick" in sys.argv else (10_000, 100_000, 1_000_000):
         run(size)
+    sys.exit(finish())

@@ -19,6 +19,11 @@ the bystander's p50/p99, CPU per reveal (gunicorn workers + their PostgreSQL bac
 with the load generator), **budget overruns** (assignments whose KAPR passed the budget or
 whose event chain does not add up) and **lost events** (reveals answered 200 without their
 event, or events without an answer); both must be 0. Exit status 1 when they are not.
+
+``--quick`` (seconds, for CI): 1,000 records, 4 workers x 20 pairs, one gunicorn process of 4
+threads, 1.5 s phases, on a free port; on the test suite's PostgreSQL when
+``TEST_DATABASE_URL`` is set, else on SQLite files (gunicorn's processes share them as the
+development server would; the PostgreSQL CPU column is then 0).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import os
 import random
 import re
 import resource
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _check import agree, finish, quick_postgres  # noqa: E402
 from _kapr_setup import bench_app, project_spec  # noqa: E402
 from _load_client import Connection, CpuMeter, MachineMeter, children, ms, pct  # noqa: E402
 from _load_setup import audit, make_study, pg_backends  # noqa: E402
@@ -53,6 +60,7 @@ def gunicorn(url: str, args) -> subprocess.Popen:
         "DATABASE_URL": url,
         "SECRET_KEY": "load-bench-only",
         "FLASK_RATELIMIT_ENABLED": "true" if args.rate_limits else "false",
+        "FLASK_AUTO_UPGRADE": "false",  # the bench made the schema (SQLite would upgrade)
     }
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
@@ -269,7 +277,9 @@ async def drive(study: dict, args, server: subprocess.Popen, schema: str) -> lis
         worker["cells"] = await cells_of(worker, args.port)
     meters = {
         "gunicorn": CpuMeter(lambda: children(server.pid)),
-        "postgres": CpuMeter(lambda: pg_backends(args.postgres, "mindfirl-load")),
+        "postgres": CpuMeter(
+            lambda: pg_backends(args.postgres, "mindfirl-load") if args.postgres else []
+        ),
     }
     n = len(workers) * args.per_worker
     interval = n / args.rate if args.rate else 0.0
@@ -288,12 +298,15 @@ async def drive(study: dict, args, server: subprocess.Popen, schema: str) -> lis
     return results
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"),
-    )
+    parser.add_argument("--postgres", help="default: $TEST_DATABASE_URL or the loopback server")
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--pairs", type=int, default=100, help="pairs per worker")
@@ -305,24 +318,34 @@ def main(argv=None) -> int:
     parser.add_argument("--gunicorn-workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="1: sync workers")
     parser.add_argument("--worker-class", help="gunicorn's (default: gthread, sync for 1 thread)")
-    parser.add_argument("--port", type=int, default=18_765)
+    parser.add_argument("--port", type=int, default=18_765, help="0: a free one")
     parser.add_argument("--rate-limits", action="store_true", help="keep Flask-Limiter on")
-    parser.add_argument("--quick", action="store_true", help="5 s phases, 5k records")
+    parser.add_argument("--quick", action="store_true", help="1.5 s phases, 1,000 records")
     args = parser.parse_args(argv)  # fmt: skip
     if args.quick:
-        args.seconds, args.records = 5, 5_000
+        args.seconds, args.records, args.workers, args.pairs = 1.5, 1_000, 4, 20
+        args.gunicorn_workers, args.threads, args.port = 1, 4, 0
+        args.postgres = args.postgres or quick_postgres()
+    elif not args.postgres:
+        default = "postgresql://postgres@127.0.0.1:5432/test"
+        args.postgres = os.environ.get("TEST_DATABASE_URL", default)
+    args.port = args.port or free_port()
     print(
         f"bench/load.py: gunicorn {args.gunicorn_workers} workers x {args.threads} threads on "
-        f"PostgreSQL; {args.workers} workers x {args.pairs} pairs, {args.records:,} records; "
-        f"load: {os.getloadavg()[0]:.2f}"
+        f"{'PostgreSQL' if args.postgres else 'SQLite'}; {args.workers} workers x {args.pairs}"
+        f" pairs, {args.records:,} records; load: {os.getloadavg()[0]:.2f}"
     )
     spec = project_spec(args.records, args.pairs * (args.workers + 2), seed=7)
     with tempfile.TemporaryDirectory() as tmp, bench_app(Path(tmp), args.postgres) as app:
         with app.app_context():
             study = make_study(spec, args.workers, args.pairs)
         del spec
-        options = app.config["SQLALCHEMY_ENGINE_OPTIONS"]["connect_args"]["options"]
-        server = gunicorn(pg_url(options, args.postgres), args)
+        if args.postgres:
+            options = app.config["SQLALCHEMY_ENGINE_OPTIONS"]["connect_args"]["options"]
+            url = pg_url(options, args.postgres)
+        else:  # the app puts the vault beside the main file, where bench_app made it
+            options, url = None, f"sqlite:///{Path(tmp) / 'main.sqlite'}"
+        server = gunicorn(url, args)
         try:
             results = asyncio.run(drive(study, args, server, options))
         finally:
@@ -334,7 +357,9 @@ def main(argv=None) -> int:
         report(result)
         breakdown(result)
     print(f"\nbudget overruns: {overruns}   lost events: {lost}   (both must be 0)")
-    return 1 if overruns or lost else 0
+    agree(overruns == 0, f"{overruns} budget overrun(s)")
+    agree(lost == 0, f"{lost} lost event(s)")
+    return finish()
 
 
 if __name__ == "__main__":

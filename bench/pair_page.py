@@ -4,10 +4,13 @@ Builds one source's :class:`AnonymityIndex` from generated records once (no data
 pages of 10 candidate pairs as ``bench/kapr.py`` does (half true clusters, half near misses),
 optionally with random reveals, and times ``next_costs`` under the ``pair`` model per page,
 with the index's remembered counts, partner states and masks emptied first. The count as it
-was before this bench (``--baseline``: a module path exposing ``count_pair``'s inner
-``_count_pair``) can be timed in the same run for a ratio. CPU time (``time.process_time``).
+was before this bench can be timed in the same run for a ratio (``--against REV``: this
+bench run on REV's ``app/`` in a child process). CPU time (``time.process_time``). The pages'
+costs must equal those counted with the sorted-key reference count (the oracle; on the first
+page only unless ``--quick``): exit status 1 otherwise.
 
     .venv/bin/python bench/pair_page.py --records 1000000 --pages 3
+    .venv/bin/python bench/pair_page.py --quick   # 3,000 records, 2 pages, 30 reveals, once
 """
 
 from __future__ import annotations
@@ -21,18 +24,24 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core.disclosure import AttributeType, normalize  # noqa: E402
-from app.core.kapr import (
-    AnonymityIndex,  # noqa: E402
-    next_costs,  # noqa: E402
-)
+try:  # the rooms of issue 26
+    from app.core.disclosure import AttributeType, normalize
+    from app.core.kapr import AnonymityIndex, count_pair_reference, next_costs
+    from app.review.grid import PairState
+except ImportError:  # an older revision's app/ (--against): the flat modules
+    from app.core.anonymity import AnonymityIndex  # noqa: I001 (modules gone from this tree)
+    from app.core.attributes import AttributeType, normalize
+    from app.core.kapr import next_costs
+    from app.core.pair_reference import count_pair_reference
+    from app.review.state import PairState
 from app.datagen import generate  # noqa: E402
-from app.review.grid import PairState  # noqa: E402
+from bench._check import agree, finish  # noqa: E402
 from bench._kapr_setup import IDENTIFYING, candidate_pairs  # noqa: E402
 
 
@@ -92,6 +101,25 @@ def run(index, pages, n_rows) -> list[float]:
     return times
 
 
+def _reference(row, partner, markers, side, index, partner_index, candidates, partner_cands):
+    a = candidates() if callable(candidates) else candidates
+    b = partner_cands() if callable(partner_cands) else partner_cands
+    return count_pair_reference(row, partner, markers, side, index, partner_index, a, b)
+
+
+def check_against_reference(index, pages, n_rows: int) -> None:
+    """The pages' costs with the count tables equal those of the sorted-key reference count."""
+    from app.core.kapr.pair import count
+
+    _forget(index)
+    fast = [page(states, index, n_rows) for states in pages]
+    _forget(index)
+    with mock.patch.object(count, "_count_pair", _reference):
+        slow = [page(states, index, n_rows) for states in pages]
+    _forget(index)
+    agree(fast == slow, f"{len(pages)} page(s) of {n_rows:,} records: costs against the reference")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
@@ -100,7 +128,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per code path (min kept)")
     parser.add_argument("--against", help="git revision whose code is the baseline")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="3,000 records, 2 pages, once")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # --against's
     args = parser.parse_args()
+    if args.quick:
+        args.records, args.pages, args.reveals, args.repeat = 3_000, 2, 30, 1
     data = generate(args.records, args.seed)
     attrs = [_Attr(a, t) for a, t in IDENTIFYING]
     kinds = {a: AttributeType(t) for a, t in IDENTIFYING}
@@ -114,6 +146,8 @@ def main() -> None:
     runs = [run(index, pages, args.records) for _ in range(args.repeat)]
     best = [min(x) for x in zip(*runs, strict=True)]
     print("CPU ms per page (first time shown): " + "  ".join(f"{t * 1e3:.1f}" for t in best))
+    if not args.child:
+        check_against_reference(index, pages if args.quick else pages[:1], args.records)
     if args.against:
         base = _against(args)
         print(f"first page: baseline / ours = {base[0] / best[0]:.2f}x (CPU)")
@@ -130,10 +164,11 @@ def _against(args: argparse.Namespace) -> list[float]:
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         (Path(tmp) / "bench").mkdir()
-        for name in ("__init__.py", "_kapr_setup.py", "pair_page.py"):
+        for name in ("__init__.py", "_check.py", "_kapr_setup.py", "pair_page.py"):
             if (root / "bench" / name).exists():
                 shutil.copy(root / "bench" / name, Path(tmp) / "bench" / name)
-        argv = [f"--{k}={v}" for k, v in vars(args).items() if k != "against"]
+        mine = ("against", "quick", "child")  # the child gets the sizes they stand for
+        argv = [f"--{k}={v}" for k, v in vars(args).items() if k not in mine] + ["--child"]
         out = subprocess.run(
             [sys.executable, str(Path(tmp) / "bench" / "pair_page.py"), *argv],
             check=True, capture_output=True, text=True, cwd=root,
@@ -145,3 +180,4 @@ def _against(args: argparse.Namespace) -> list[float]:
 
 if __name__ == "__main__":
     main()
+    sys.exit(finish())

@@ -9,7 +9,11 @@ bench's: reveals in random order (a refusal where the budget is spent), an answe
 reveal, the bystander's ``GET /api/v1/me``. Each round runs this tree, then the ``--against``
 revision's ``app/`` (``git archive``), each in its own process on its own schema; rate limits
 are off, as in the load bench. Prints CPU milliseconds per request of each kind
-(``time.process_time``) and the baseline / ours ratios.
+(``time.process_time``) and the baseline / ours ratios. Neither tree may answer a request
+with a server error (exit status 1 otherwise).
+
+``--quick`` (seconds, for CI): 1,000 records, 4 workers x 20 pairs, 40 requests, one round; on
+the test suite's PostgreSQL when ``TEST_DATABASE_URL`` is set, else on SQLite.
 """
 
 from __future__ import annotations
@@ -26,7 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
 KINDS = ("reveal 200", "reveal 409", "decision 201", "me 200")
+
+from _check import agree, finish, have_revision, quick_postgres  # noqa: E402
 
 
 def _call(app, method: str, path: str, token: str, body=None) -> tuple[int, bytes]:
@@ -59,7 +66,9 @@ def _cells(app, worker: dict) -> list[tuple]:
     return cells
 
 
-def measure(requests: int, postgres: str) -> dict[str, float]:
+def measure(
+    requests: int, postgres: str | None, records: int = 20_000, workers: int = 16, pairs: int = 100
+) -> dict[str, float]:
     """CPU ms per request of each kind, for the ``app`` package first on ``sys.path``."""
     sys.path.insert(1, str(ROOT / "bench"))
     import _kapr_setup
@@ -67,10 +76,10 @@ def measure(requests: int, postgres: str) -> dict[str, float]:
 
     create = _kapr_setup.create_app
     _kapr_setup.create_app = lambda config: create({**config, "RATELIMIT_ENABLED": False})
-    spec = _kapr_setup.project_spec(20_000, 100 * 18, seed=7)
+    spec = _kapr_setup.project_spec(records, pairs * (workers + 2), seed=7)
     with tempfile.TemporaryDirectory() as tmp, _kapr_setup.bench_app(Path(tmp), postgres) as app:
         with app.app_context():
-            study = make_study(spec, 16, 100)
+            study = make_study(spec, workers, pairs)
         cells = [c for w in study["workers"] for c in _cells(app, w)]
         random.Random(1).shuffle(cells)
         spent: dict[str, list[float]] = {k: [] for k in KINDS}
@@ -89,7 +98,7 @@ def measure(requests: int, postgres: str) -> dict[str, float]:
             timed("reveal", "POST", f"{base}/reveal", worker["token"], body)
             if i % 10 == 9:
                 body = {
-                    "pair_id": worker["pairs"][i % 100],
+                    "pair_id": worker["pairs"][i % len(worker["pairs"])],
                     "decision": "same",
                     "confidence": "high",
                 }
@@ -104,7 +113,8 @@ def _run(source: Path, args) -> dict[str, float]:
     code = (
         f"import sys, json; sys.path[:0] = [{str(source)!r}, {str(ROOT)!r}]; "
         f"sys.path.insert(2, {str(ROOT / 'bench')!r}); import request_cpu; "
-        f"print(json.dumps(request_cpu.measure({args.requests}, {args.postgres!r})))"
+        f"print(json.dumps(request_cpu.measure({args.requests}, {args.postgres!r}, "
+        f"{args.records}, {args.workers}, {args.pairs})))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
@@ -117,31 +127,46 @@ def main(argv=None) -> int:
     parser.add_argument("--against", default="dcea9a8", help="baseline revision")
     parser.add_argument("--rounds", type=int, default=2, help="alternated runs of each")
     parser.add_argument("--requests", type=int, default=1500, help="reveals per run")
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"),
-    )
+    parser.add_argument("--postgres", help="default: $TEST_DATABASE_URL or the loopback server")
+    parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--pairs", type=int, default=100, help="pairs per worker")
+    parser.add_argument("--quick", action="store_true", help="1,000 records, 40 requests")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.requests, args.records, args.workers, args.pairs = 1, 40, 1_000, 4, 20
+        args.postgres = args.postgres or quick_postgres()
+    elif not args.postgres:
+        default = "postgresql://postgres@127.0.0.1:5432/test"
+        args.postgres = os.environ.get("TEST_DATABASE_URL", default)
     print(f"bench/request_cpu.py against {args.against}; load {os.getloadavg()[0]:.2f}")
+    baseline = have_revision(args.against)
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(
-            ["git", "archive", args.against, "app", "config.py"],
-            cwd=ROOT, check=True, capture_output=True,
-        ).stdout  # fmt: skip
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        if baseline:
+            archive = subprocess.run(
+                ["git", "archive", args.against, "app", "config.py"],
+                cwd=ROOT, check=True, capture_output=True,
+            ).stdout  # fmt: skip
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         ours, theirs = [], []
         for _ in range(args.rounds):
             ours.append(_run(ROOT, args))
-            theirs.append(_run(Path(tmp), args))
+            if baseline:
+                theirs.append(_run(Path(tmp), args))
+    for name, runs in (("ours", ours), (args.against, theirs)):
+        errors = sorted({k for r in runs for k in r if k.split()[-1].startswith("5")})
+        agree(not errors, f"{name}: server errors {errors}")
     for kind in KINDS:
         mine = [r[kind] for r in ours if kind in r]
         base = [r[kind] for r in theirs if kind in r]
+        if mine and not base:
+            print(f"  {kind:13s} ours {min(mine):6.3f} ms  (best of {len(mine)})")
         if mine and base:
             print(
                 f"  {kind:13s} ours {min(mine):6.3f} ms  {args.against} {min(base):6.3f} ms"
                 f"  (best of {len(mine)}; {args.against} / ours = {min(base) / min(mine):.2f}x)"
             )
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

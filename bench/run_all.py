@@ -1,7 +1,9 @@
 """Run every bench in ``bench/`` in turn: ``.venv/bin/python bench/run_all.py [--quick]``.
 
-A bench is a ``*.py`` file here not starting with ``_`` (helpers) other than this one.
-``--quick`` is passed to the benches that accept it; the others run in full.
+A bench is a ``*.py`` file here not starting with ``_`` (helpers) other than this one. Every
+bench takes ``--quick`` (seconds, small sizes: what CI runs, ``tests/test_benches.py``);
+without it each runs at its full sizes (``make bench``). Exit status 1 when a bench fails:
+it did not start, or two of its paths disagreed (``bench/_check.py``).
 """
 
 from __future__ import annotations
@@ -14,15 +16,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def benches() -> list[Path]:
+    """Every bench, by name."""
+    return [
+        path
+        for path in sorted(HERE.glob("*.py"))
+        if not path.name.startswith("_") and path.name != Path(__file__).name
+    ]
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     failed = []
-    for bench in sorted(HERE.glob("*.py")):
-        if bench.name.startswith("_") or bench.name == Path(__file__).name:
-            continue
-        args = [sys.executable, str(bench)]
-        if quick and "--quick" in bench.read_text(encoding="utf-8"):
-            args.append("--quick")
+    for bench in benches():
+        args = [sys.executable, str(bench), *(["--quick"] if quick else [])]
         print(f"\n=== {bench.name} {' '.join(args[2:])}", flush=True)
         start = time.perf_counter()
         if subprocess.run(args, cwd=HERE.parent, check=False).returncode:

@@ -13,6 +13,9 @@ shift, then prints, in one run:
 2. **Windowed vs plain windowed** at the first size, for several windows: the compiled
    search against the plain numpy one, identical RL required.
 3. **100k windowed** (``--big``): calibration (Cochran sample), default and 1% windows.
+
+Every comparison must hold (exit status 1 otherwise). ``--quick``: 150 and 300 trajectories,
+1,500 windowed.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _trajectory_naive as naive  # noqa: E402
+from _check import agree, finish  # noqa: E402
 
 from app.core.trajectory.distances import Martinez2021, calibrate  # noqa: E402
 from app.core.trajectory.fast import fast_calibrate, fast_linkage  # noqa: E402
@@ -108,6 +112,7 @@ def exact_section(n, points, pool, oracle_max, pairs, queries) -> None:
     )
     print(f"  per-pair Python timed on {pairs:,} random pairs per pass; its links on {checked} "
           f"sampled queries {'equal ours' if same else 'DIFFER'}")  # fmt: skip
+    agree(same, f"exact, n = {n:,}: the per-pair Python links against ours")
     if n <= oracle_max:
         plain_cal, tp_cal = timed(lambda: calibrate(originals))
         plain, tp_search = timed(lambda: record_linkage(originals, anonymized, dist))
@@ -118,6 +123,7 @@ def exact_section(n, points, pool, oracle_max, pairs, queries) -> None:
         )
         print(f"  oracle: λ {'equal (1e-9)' if lam_ok else 'DIFFERS'}, RL "
               f"{'identical' if plain.risk == res.risk else 'DIFFERS'} ({res.risk})")  # fmt: skip
+        agree(lam_ok and plain.risk == res.risk, f"exact, n = {n:,}: λ and RL against the oracle")
 
 
 def windowed_section(n, points, pool) -> None:
@@ -139,6 +145,7 @@ def windowed_section(n, points, pool) -> None:
             f"{label:>10}{ours.window:>8g}{tp:>10.3f}{to:>10.3f}{tp / to:>9.1f}x"
             f"{ours.percent:>12.4f}{'yes' if ours.risk == plain.risk else 'NO':>9}"
         )
+        agree(ours.risk == plain.risk, f"windowed {label}, n = {n:,}: RL against the plain")
 
 
 def big_section(n, points, pool) -> None:
@@ -172,10 +179,10 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2000, help="per-pair Python subset")
     parser.add_argument("--queries", type=int, default=5, help="naive links checked")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--quick", action="store_true", help="500 and 1,000; 5,000 windowed")
+    parser.add_argument("--quick", action="store_true", help="150 and 300; 1,500 windowed")
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.big, args.pairs = "500,1000", 5000, 500
+        args.sizes, args.big, args.pairs, args.queries = "150,300", 1500, 200, 3
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"# bench/trajectory.py  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"machine: {platform.processor() or platform.machine()}, nproc {os.cpu_count()}, "
@@ -193,3 +200,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    sys.exit(finish())
