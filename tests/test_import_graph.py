@@ -10,9 +10,9 @@ it, the jobs executor, does so to build an app in a pool process.
 Rules: no import circle; no service imports a view (views are the modules of a ``views`` or
 ``routes`` package or module, and of the JSON API, ``app.api``), except that a package's
 ``__init__`` may import its own views to register them; no module imports another package's
-private (``_name``) module; every package says what it owns in its docstring (one line below
-the top-level rooms); no folder holds more than :data:`MAX_MODULES` modules or
-:data:`MAX_LINES` lines of its own without sub-packages.
+private (``_name``) module; every package says what it owns in its docstring (below the
+top-level rooms: one line, and ``__all__`` names its public API); no folder holds more than
+:data:`MAX_MODULES` modules or :data:`MAX_LINES` lines of its own without sub-packages.
 """
 
 from __future__ import annotations
@@ -188,10 +188,19 @@ def test_no_module_imports_another_packages_private_module():
 
 def test_every_package_says_what_it_owns():
     for name, path in packages().items():
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        doc = ast.get_docstring(tree)
         assert doc, f"{name}: a docstring saying what the package owns"
-        if name.count(".") >= 2:  # below the top-level rooms: one line
+        if name.count(".") >= 2:  # below the top-level rooms: one line, and its public names
             assert "\n" not in doc.strip(), f"{name}: one-line docstring"
+            names = [
+                target.id
+                for node in tree.body
+                if isinstance(node, ast.Assign)
+                for target in node.targets
+                if isinstance(target, ast.Name)
+            ]
+            assert "__all__" in names, f"{name}: __all__ names what the rest of the app may use"
 
 
 def _folders() -> dict[str, tuple[int, int]]:
