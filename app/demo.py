@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from sqlalchemy import func, select
 
 from app.auth.services import create_user
@@ -83,4 +85,37 @@ def load_demo(if_empty: bool = False) -> list[tuple[str, str, str]]:
     assign_pairs(project, users["worker2"], budget=0.2)
     synthetic = create_project(synthetic_project(), owner=users["manager"])
     assign_workers(synthetic, {"worker": 0.3, "worker2": 0.3}, coders=2, page_size=10)
+    return logins
+
+
+def reset_demo_logins() -> list[tuple[str, str, str]]:
+    """Give the demo users new passwords (and their demo role, active); return the logins.
+
+    For when the printed logins are lost: nothing else changes (projects, answers, other
+    users). A demo user that was removed or renamed is created again. Each change is audited
+    as done on the command line; the users' sessions end.
+    """
+    from app.auth import audit
+    from app.auth.services import end_sessions
+
+    logins = []
+    for name, role in DEMO_USERS:
+        user = db.session.scalar(select(User).where(User.username == name))
+        if user is None:
+            logins.append((name, role, create_user(name, role)[1]))
+            continue
+        password = secrets.token_urlsafe(12)
+        user.set_password(password)
+        user.must_change_password = False
+        user.failed_logins = 0
+        audit.record(user, "password_reset", by=None, via="cli", detail="demo login")
+        if not user.active:
+            user.active = True
+            audit.record(user, "activated", by=None, via="cli", detail="demo login")
+        if user.role != role:
+            audit.record(user, "role_changed", by=None, via="cli", detail=f"{user.role} -> {role}")
+            user.role = role
+        end_sessions(user)
+        logins.append((name, role, password))
+    db.session.flush()
     return logins

@@ -26,7 +26,7 @@ def load_user(session_id: str) -> User | None:
     if not (user_id.isdigit() and version.isdigit()) or len(user_id) > 18:
         return None
     user = db.session.get(User, int(user_id))
-    if user is None or user.session_version != int(version):
+    if user is None or user.session_version != int(version) or not user.active:
         return None
     return user
 
@@ -111,7 +111,10 @@ def logout():
 def create_account():
     """An admin creates a user; the generated password is shown once, never stored plain."""
     try:
-        user, password = create_user(request.form.get("username", ""), request.form.get("role", ""))
+        user, password = create_user(
+            request.form.get("username", ""), request.form.get("role", ""),
+            by=db.session.get(User, current_user.id), via="web",
+        )  # fmt: skip
     except AccountError as exc:
         db.session.rollback()
         flash(f"No user created: {exc}", "error")

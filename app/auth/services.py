@@ -10,17 +10,31 @@ from flask import current_app
 from sqlalchemy import select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.auth import audit
 from app.extensions import db
 from app.models import ApiToken, Role, User
 from app.models.user import hash_token
+
+MAX_PASSWORD_CHARS = 200  # the login form's limit
 
 
 class AccountError(ValueError):
     """A user-facing problem with an account operation."""
 
 
-def create_user(username: str, role: str, password: str | None = None) -> tuple[User, str]:
-    """Create a user; return it and its password (generated when none is given)."""
+def create_user(
+    username: str,
+    role: str,
+    password: str | None = None,
+    *,
+    by: User | None = None,
+    via: str = "cli",
+) -> tuple[User, str]:
+    """Create a user; return it and its password (generated when none is given).
+
+    The creation is audited (:mod:`app.auth.audit`) as done ``by`` someone (None: the
+    command line) ``via`` a door.
+    """
     username = username.strip()
     if not username or len(username) > 80:
         raise AccountError("a username needs 1 to 80 characters")
@@ -32,19 +46,35 @@ def create_user(username: str, role: str, password: str | None = None) -> tuple[
         raise AccountError(f"user {username!r} exists already")
     if password is None:
         password = secrets.token_urlsafe(12)
-    elif len(password) < 8:
-        raise AccountError("a password needs at least 8 characters")
+    else:
+        check_new_password(password)
     user = User(username=username, role=role)
     user.set_password(password)
     db.session.add(user)
     db.session.flush()
+    audit.record(user, "created", by=by, via=via, detail=f"as {role}")
     return user, password
 
 
-def issue_token(user: User) -> str:
-    token, plain = ApiToken.issue(user)
+def check_new_password(password: str) -> None:
+    """Raise :class:`AccountError` unless ``password`` may be a password (8 to 200 characters)."""
+    if len(password) < 8:
+        raise AccountError("a password needs at least 8 characters")
+    if len(password) > MAX_PASSWORD_CHARS:
+        raise AccountError(f"a password has at most {MAX_PASSWORD_CHARS} characters")
+
+
+def issue_token(
+    user: User, label: str | None = None, *, by: User | None = None, via: str = "cli"
+) -> str:
+    """Create an API token for ``user``; return the plain token (shown once, stored hashed)."""
+    label = (label or "").strip() or None
+    if label is not None and len(label) > 80:
+        raise AccountError("a token label has at most 80 characters")
+    token, plain = ApiToken.issue(user, label)
     db.session.add(token)
     db.session.flush()
+    audit.record(user, "token_issued", by=by, via=via, detail=f"token {token.id}")
     return plain
 
 

@@ -9,9 +9,11 @@ object alone. What a detached user cannot do is load a relationship (``user.toke
 join a session that has loaded the same user itself: code that needs either queries the user
 by ``current_user.id``.
 
-A token is only ever looked up by its SHA-256 digest; unknown tokens are never cached. The
-price: a change to the user (deactivation, role) or the token reaches a process within
-``TOKEN_CACHE_SECONDS`` (default 10; 0 turns the cache off).
+A token is only ever looked up by its SHA-256 digest; unknown tokens are never cached. An
+account change made through :mod:`app.auth.accounts` (deactivation, role, revoked token)
+empties the account's entries in the process that made it (:func:`forget_user`), so it
+applies at once there; another process sees it within ``TOKEN_CACHE_SECONDS`` (default 10;
+0 turns the cache off), as does a change written to the database behind the app's back.
 """
 
 from __future__ import annotations
@@ -55,3 +57,12 @@ def _detached(values: dict) -> User:
     user.__dict__.update(values)
     make_transient_to_detached(user)
     return user
+
+
+def forget_user(user_id: int) -> None:
+    """Drop every cached token of ``user_id`` in this process (after an account change)."""
+    cache = current_app.extensions.get("mindfirl_tokens")
+    if not cache:
+        return
+    for digest in [d for d, (_, values) in cache.items() if values.get("id") == user_id]:
+        cache.pop(digest, None)

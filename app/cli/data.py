@@ -13,12 +13,17 @@ from app.extensions import db
 
 @click.command("demo")
 @click.option("--if-empty", is_flag=True, help="Do nothing when users exist already.")
+@click.option(
+    "--reset-passwords",
+    is_flag=True,
+    help="Lost the logins? Give the demo users new passwords (nothing else changes).",
+)
 @with_appcontext
-def demo_command(if_empty: bool) -> None:
+def demo_command(if_empty: bool, reset_passwords: bool) -> None:
     """Load demo users and demo projects; print the demo logins."""
-    from app.demo import load_demo
+    from app.demo import load_demo, reset_demo_logins
 
-    logins = load_demo(if_empty=if_empty)
+    logins = reset_demo_logins() if reset_passwords else load_demo(if_empty=if_empty)
     db.session.commit()
     if not logins:
         click.echo("demo data present already; nothing loaded")

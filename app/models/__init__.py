@@ -20,10 +20,11 @@ from app.models.project import (
     Source,
 )
 from app.models.record import Record, VaultRecord
-from app.models.user import ApiToken, Role, User
+from app.models.user import AccountEvent, ApiToken, Role, User
 
 __all__ = [
     "CLEARED",
+    "AccountEvent",
     "ApiToken",
     "Assignment",
     "AssignmentPair",

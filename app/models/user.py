@@ -1,4 +1,4 @@
-"""Users, their roles and their API tokens."""
+"""Users, their roles, their API tokens and the audit of what was done to accounts."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import hashlib
 import secrets
 
 from flask_login import UserMixin
-from sqlalchemy import DateTime, ForeignKey, String
+from sqlalchemy import DateTime, ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
-from app.models.base import Timestamped, utcnow
+from app.models.base import Timestamped, forbid_updates, utcnow
 
 
 class Role(enum.StrEnum):
@@ -34,6 +34,8 @@ class User(UserMixin, Timestamped, db.Model):
     locked_until: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # Part of the session cookie's user id; logout bumps it, ending every session issued before.
     session_version: Mapped[int] = mapped_column(default=0, server_default="0")
+    # Set by an admin's password reset: the one-time password works once, to choose a new one.
+    must_change_password: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -70,16 +72,41 @@ class ApiToken(Timestamped, db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str | None] = mapped_column(String(80))  # what it is for; never the token
     last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
     user: Mapped[User] = relationship(back_populates="tokens")
 
     @classmethod
-    def issue(cls, user: User) -> tuple[ApiToken, str]:
+    def issue(cls, user: User, label: str | None = None) -> tuple[ApiToken, str]:
         """Create a token for ``user``; the plain token is returned once and never stored."""
         plain = "mf_" + secrets.token_urlsafe(32)
-        token = cls(user=user, token_hash=hash_token(plain))
+        token = cls(user=user, token_hash=hash_token(plain), label=label)
         return token, plain
 
     def touch(self) -> None:
         self.last_used_at = utcnow()
+
+
+class AccountEvent(db.Model):
+    """One thing done to an account (append-only): who did it, to whom, what, when.
+
+    ``actor_id`` is None for the command line (``via`` says ``cli``). ``detail`` says what
+    changed (``worker -> manager``, ``token 4``) and never holds a password or a token.
+    """
+
+    __tablename__ = "account_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    action: Mapped[str] = mapped_column(String(24))
+    detail: Mapped[str | None] = mapped_column(String(200))
+    via: Mapped[str] = mapped_column(String(8))  # web | api | cli
+
+    actor: Mapped[User | None] = relationship(foreign_keys=[actor_id])
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+
+
+forbid_updates(AccountEvent)

@@ -16,6 +16,8 @@ from app.analytics.trajectory import (
     trajectory_risk,
 )
 from app.analytics.views.blueprint import bp
+from app.auth.accounts import token_counts
+from app.auth.audit import ACTIONS, account_events
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 from app.extensions import db
@@ -44,7 +46,10 @@ def home():
         "jobs": db.session.scalar(select(func.count()).select_from(Job)),
     }
     users = db.session.scalars(select(User).order_by(User.username)).all()
-    return render_template("analytics/home.html", counts=counts, users=users)
+    return render_template(
+        "analytics/home.html", counts=counts, users=users, tokens=token_counts(),
+        events=account_events(limit=20), actions=ACTIONS,
+    )  # fmt: skip
 
 
 @bp.route("/reports/kapr")
