@@ -60,6 +60,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_error_handlers(app)
     register_database_errors(app)
     register_charts(app)
+    from app.units import register as register_units
+
+    register_units(app)
     register_security_headers(app)
     _register_cli(app)
 

@@ -80,7 +80,7 @@ def test_vault_column_truth_scores_each_worker(app, scored):
     assert wen.confusion.scored == 0 and wen.confusion.accuracy is None
     specs = utility_charts([wes, wen])
     (acc, prec, rec) = specs["kapr"]["series"]
-    assert acc["data"] == [{"x": 1 / 432, "y": pytest.approx(2 / 3), "label": "wes"}]
+    assert acc["data"] == [{"x": 100 / 432, "y": pytest.approx(2 / 3), "label": "wes"}]
     assert [s["label"] for s in specs["characters"]["series"]] == [
         "Accuracy",
         "Precision",

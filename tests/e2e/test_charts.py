@@ -45,19 +45,20 @@ def test_kapr_report_chart_draws_its_table(page, live_server, spent):
     assert drawn["width"] > 0
     assert drawn["labels"] == ["Paper (#1) · wen", "Paper (#1) · wes"]
     assert spent > 0
-    assert drawn["data"] == [[0, spent], [0.25, 0.5]]
+    assert drawn["data"] == [[0, pytest.approx(100 * spent)], [25, 50]]  # % of the maximum
 
     figure.locator("summary").click()
     cells = figure.locator("table.chart-data tbody tr").evaluate_all(
         "rows => rows.map(r => Array.from(r.cells, c => c.innerText))"
     )
-    assert cells == [["Paper (#1) · wen", "0", "0.25"], ["Paper (#1) · wes", f"{spent:.6g}", "0.5"]]
+    wes = ["Paper (#1) · wes", f"{100 * spent:.6g}", "50"]
+    assert cells == [["Paper (#1) · wen", "0", "25"], wes]
 
     with page.expect_download() as download:
         figure.get_by_role("link", name="Download data (CSV)").click()
     text = download.value.path().read_text()
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == ["Assignment", "KAPR spent", "Budget"]
+    assert rows[0] == ["Assignment", "KAPR spent (%)", "Budget (%)"]
     assert [r[0] for r in rows[1:]] == [c[0] for c in cells]
     assert [float(r[1]) for r in rows[1:]] == drawn["data"][0]
     assert problems == []

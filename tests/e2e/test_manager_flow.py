@@ -183,9 +183,10 @@ def test_manager_links_blocks_assigns_resolves_and_exports(
 
     page.get_by_role("link", name="Dev link").click()
     page.get_by_role("link", name="Progress").click()
-    stats = page.locator(".stats")
-    expect(stats).to_contain_text(f"{PAIRS} of {PAIRS} pairs answered")
-    expect(stats).to_contain_text("0 open conflicts")
+    expect(page.locator("#count-answered")).to_contain_text(f"Answered: {PAIRS} of {PAIRS}")
+    expect(page.locator("#count-answered")).to_contain_text(f"{2 * PAIRS} of {2 * PAIRS} answers")
+    expect(page.locator("#count-settled")).to_contain_text(f"Settled: {PAIRS} of {PAIRS}")
+    expect(page.locator("#count-conflicts")).to_have_text("Open conflicts: 0")
     # 76 of 77 agree, p_o = 76/77; by chance p_e = (15·14 + 62·63) / 77², so κ = 0.958.
     expect(page.locator("#agreement")).to_have_text(
         "Agreement: 98.7% over 77 double-coded pairs, Cohen's κ 0.958"

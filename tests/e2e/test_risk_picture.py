@@ -61,7 +61,7 @@ def test_progress_page_charts_and_risk_utility(page, live_server, project_id):
     figures = page.locator("#progress-charts figure.chart")
     assert figures.count() == 4
     budget = check_chart(page, figures.nth(0))
-    assert budget["labels"] == ["wes", "wen"] and budget["data"][1] == [0.5, 0.25]
+    assert budget["labels"] == ["wes", "wen"] and budget["data"][1] == [50, 25]  # percent
     characters = check_chart(page, figures.nth(1))
     assert characters["labels"] == ["name", "dob", "race"]
     assert characters["data"] == [[2, 0, 0], [0, 2, 0]]  # ***y and ***k; *8/*9/****
@@ -95,7 +95,9 @@ def test_assignment_form_shows_the_budget_recommendation(page, live_server, proj
     log_in(page, live_server, "max")
     page.goto(f"{live_server}/projects/{project_id}/assignments")
     advice = page.locator("#budget-recommendation")
-    assert "7/108" in advice.locator("#advice-kapr").inner_text()
+    kapr = advice.locator("#advice-kapr .risk")
+    assert kapr.inner_text() == "6.48%" and kapr.get_attribute("data-exact") == "7/108"
+    assert "exactly 7/108 of the maximum KAPR" in kapr.get_attribute("title")
     assert advice.locator("#advice-quantiles tbody td").count() == 7
     drawn = check_chart(page, advice.locator("figure.chart"), download=False)
     assert sum(drawn["data"][0]) == 6  # every pair in one bin or another
@@ -110,8 +112,13 @@ def test_admin_report_shows_max_and_collusion(page, live_server, project_id):
     assert figures.count() == 2
     check_chart(page, figures.nth(0))
     drawn = check_chart(page, figures.nth(1))
-    assert drawn["series"] == ["Largest assignment KAPR", "Collusion KAPR (all assignments pooled)"]
-    cells = page.locator("#project-risk tbody tr td").all_inner_texts()
-    assert cells[4].startswith("1/108")
-    assert float(cells[6].split("(")[1].rstrip(")")) == pytest.approx(drawn["data"][1][0], rel=1e-3)
+    assert drawn["series"] == [
+        "Largest assignment KAPR (%)",
+        "Collusion KAPR, all assignments pooled (%)",
+    ]
+    cells = page.locator("#project-risk tbody tr td")
+    assert cells.nth(4).inner_text() == "0.926%"  # 1/108 of the maximum, the fraction on demand
+    assert cells.nth(4).locator(".risk").get_attribute("data-exact") == "1/108"
+    collusion = cells.nth(6).inner_text()
+    assert float(collusion.rstrip("%")) == pytest.approx(drawn["data"][1][0], rel=1e-2)
     assert problems == []

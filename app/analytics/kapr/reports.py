@@ -212,27 +212,33 @@ def assignment_chart(report: KaprReport) -> dict:
         "KAPR spent against budget per assignment",
         labels,
         [
-            charts.Series("KAPR spent", [float(r.kapr) for r in report.assignments]),
-            charts.Series("Budget", [float(r.budget) for r in report.assignments]),
+            charts.Series("KAPR spent (%)", [float(100 * r.kapr) for r in report.assignments]),
+            charts.Series("Budget (%)", [float(100 * r.budget) for r in report.assignments]),
         ],
         x_title="Assignment",
-        y_title="KAPR",
+        y_title="% of the maximum KAPR",
     )
 
 
 def project_chart(report: KaprReport) -> dict:
     """Per project: the largest assignment's KAPR beside the KAPR of all of them pooled."""
-    labels = [r.project for r in report.projects]
+    rows = report.projects
+    labels = [r.project for r in rows]
     return charts.bar(
         "Largest assignment KAPR and collusion KAPR per project",
         labels,
         [
-            charts.Series("Largest assignment KAPR", [float(r.max_kapr) for r in report.projects]),
             charts.Series(
-                "Collusion KAPR (all assignments pooled)",
-                [None if r.collusion is None else float(r.collusion) for r in report.projects],
+                "Largest assignment KAPR (%)", [float(100 * r.max_kapr) for r in report.projects]
+            ),
+            charts.Series(
+                "Collusion KAPR, all assignments pooled (%)",
+                [
+                    None if r.collusion is None else float(100 * r.collusion)
+                    for r in report.projects
+                ],
             ),
         ],
         x_title="Project",
-        y_title="KAPR",
+        y_title="% of the maximum KAPR",
     )

@@ -171,8 +171,8 @@ def utility_charts(rows: list[WorkerUtility]) -> dict[str, dict]:
     return {
         "kapr": charts.scatter(
             "Accuracy, precision and recall against KAPR spent",
-            series(lambda r: float(r.kapr)),
-            x_title="KAPR spent",
+            series(lambda r: float(100 * r.kapr)),
+            x_title="KAPR spent (% of the maximum KAPR)",
             y_title="Score (0–1)",
         ),
         "characters": charts.scatter(

@@ -43,11 +43,11 @@ def budget_chart(project: Project) -> dict:
         "KAPR spent against budget per worker",
         [name for _, name in rows],
         [
-            charts.Series("KAPR spent", [Fraction(a.kapr_exact) for a, _ in rows]),
-            charts.Series("Budget", [a.budget for a, _ in rows]),
+            charts.Series("KAPR spent (%)", [100 * Fraction(a.kapr_exact) for a, _ in rows]),
+            charts.Series("Budget (%)", [100 * Fraction(repr(a.budget)) for a, _ in rows]),
         ],
         x_title="Worker",
-        y_title="KAPR",
+        y_title="% of the maximum KAPR",
     )
 
 

@@ -25,6 +25,7 @@ class WorkerProgress:
     chars_disclosed: int
     chars_total: int
     budget_changes: list[tuple[float, float, str]]  # (before, after, ISO time)
+    kapr_exact: str = "0"
 
     @property
     def chars_percent(self) -> float:
@@ -33,11 +34,22 @@ class WorkerProgress:
 
 @dataclass(frozen=True)
 class ProjectProgress:
+    """How far a project is. Answered and settled are different counts: with double coding a
+    pair both reviewers answered differently is answered but not settled (a conflict)."""
+
     pairs: int
-    decided: int  # pairs with a final answer (consensus or resolution)
-    conflicts: int
+    decided: int  # pairs settled: a final answer (agreement, majority or the manager's)
+    conflicts: int  # open conflicts
     workers: list[WorkerProgress]
     agreement: Agreement
+    assigned: int = 0  # pairs given to at least one reviewer
+    answered: int = 0  # pairs every one of their reviewers answered
+    answers: int = 0  # reviewers' answers given ...
+    answers_due: int = 0  # ... of the answers the assignments ask for
+
+    @property
+    def settled(self) -> int:
+        return self.decided
 
 
 def project_progress(project: Project) -> ProjectProgress:
@@ -77,13 +89,20 @@ def project_progress(project: Project) -> ProjectProgress:
             getattr(a, "chars_disclosed", 0) or 0,
             getattr(a, "chars_total", 0) or 0,
             changes.get(a.id, []),
+            a.kapr_exact,
         )
         for a in assignments
     ]
+    given = [len(o.decided) for o in by_pair.values()]
+    due = [len(o.answers) for o in by_pair.values()]
     return ProjectProgress(
         pairs=len(by_pair),
         decided=sum(o.final is not None for o in by_pair.values()),
         conflicts=sum(o.open for o in by_pair.values()),
         workers=workers,
         agreement=agreement(double),
+        assigned=sum(d > 0 for d in due),
+        answered=sum(d > 0 and g == d for g, d in zip(given, due, strict=True)),
+        answers=sum(given),
+        answers_due=sum(due),
     )

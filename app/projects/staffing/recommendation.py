@@ -153,16 +153,16 @@ def distribution_chart(recommendation: Recommendation) -> dict:
     """A histogram of the one-pair all-partial KAPRs."""
     return charts.histogram(
         "Budget to open every discrepancy at partial, per pair",
-        [float(v) for v in recommendation.values],
+        [100 * float(v) for v in recommendation.values],
         bins=10,
         lo=0.0,
-        x_title="KAPR of the pair shown alone, all partial",
+        x_title="KAPR of the pair shown alone, all partial (% of the maximum KAPR)",
         y_title="Pairs",
         label="Pairs",
     )
 
 
 def per_pair_table(recommendation: Recommendation) -> tuple[list[str], list[list]]:
-    """Header and rows of the per-pair values (CSV download)."""
-    header = ["pair", "kapr_exact", "kapr"]
-    return header, [[p, str(v), float(v)] for p, v in recommendation.per_pair]
+    """Header and rows of the per-pair values (CSV download): exact, as a float, in percent."""
+    header = ["pair", "kapr_exact", "kapr", "kapr_percent"]
+    return header, [[p, str(v), float(v), 100 * float(v)] for p, v in recommendation.per_pair]

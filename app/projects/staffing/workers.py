@@ -10,6 +10,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Assignment, BudgetChange, Pair, Project, Role, User
 from app.projects.staffing.assignments import AssignmentError, assign_pairs, lock_assignment
+from app.units import percent
 
 __all__ = ["assign_workers", "change_budget", "share"]
 
@@ -83,8 +84,8 @@ def change_budget(assignment: Assignment, budget: float, by: User) -> BudgetChan
     locked = lock_assignment(assignment.id)
     if Fraction(repr(float(budget))) < Fraction(locked.kapr_exact):
         raise AssignmentError(
-            f"{locked.worker.username} has spent {locked.kapr:.4f} already; "
-            "the budget cannot be lower than that"
+            f"{locked.worker.username} has spent {percent(locked.kapr)} of the maximum KAPR "
+            f"(a KAPR of {locked.kapr:.4g}) already; the budget cannot be lower than that"
         )
     change = BudgetChange(
         assignment_id=locked.id,

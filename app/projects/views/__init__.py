@@ -1,6 +1,13 @@
 """The managers' pages (thin: parse, call a service, render) and their helpers."""
 
-from app.projects.views import conflicts, new, overview, utility, work  # noqa: F401 (registers the routes)
+from app.projects.views import (  # noqa: F401 (registers the routes)
+    conflicts,
+    new,
+    overview,
+    recommendation,
+    utility,
+    work,
+)
 from app.projects.views.blueprint import bp
 
 __all__ = ["bp"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from app.core.disclosure import AttributeType
 from app.models import EvidenceModel
+from app.units import parse_percent
 
 __all__ = [
     "ROLES",
@@ -45,12 +46,24 @@ def _number(form, name, cast, label, problems, default):
         return default
 
 
+def _percent(form, name, label, problems, default):
+    """A budget typed in percent of the maximum KAPR, as the fraction the services take."""
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        return parse_percent(raw, label)
+    except ValueError as exc:
+        problems.append(str(exc))
+        return default
+
+
 def parse_settings(form: Mapping[str, str]) -> dict:
     """Project settings as ``create_project`` spells them (services check the ranges)."""
     problems: list[str] = []
     settings = {
         "kappa": _number(form, "kappa", int, "κ", problems, 1),
-        "default_budget": _number(form, "default_budget", float, "The budget", problems, 0.1),
+        "default_budget": _percent(form, "default_budget", "The default budget", problems, 0.1),
         "page_size": _number(form, "page_size", int, "The page size", problems, 10),
         "evidence_model": form.get("evidence_model") or EvidenceModel.ROW.value,
         "allow_unsure": form.get("allow_unsure") == "on",
@@ -134,7 +147,7 @@ def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -
     chosen = {}
     for name in workers:
         if form.get(f"worker-{name}") == "on":
-            budget = _number(form, f"budget-{name}", float, f"{name}'s budget", problems, None)
+            budget = _percent(form, f"budget-{name}", f"{name}'s budget", problems, None)
             if budget is None and not problems:
                 problems.append(f"give {name} a budget")
             chosen[name] = budget

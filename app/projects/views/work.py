@@ -16,12 +16,7 @@ from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, pre
 from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
-from app.projects.staffing.recommendation import (
-    budget_recommendation,
-    distribution_chart,
-    form_recommendation,
-    per_pair_table,
-)
+from app.projects.staffing.recommendation import distribution_chart, form_recommendation
 from app.projects.views.access import MANAGERS, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import (
@@ -31,6 +26,7 @@ from app.projects.views.forms import (
     parse_assignments,
     parse_rules,
 )
+from app.units import parse_percent, percent
 
 
 def _blocking_page(project, preview=None, problems=(), status=200):
@@ -94,15 +90,6 @@ def assignments(project_id: int):
     return redirect(url_for("projects.progress", project_id=project.id))
 
 
-@bp.route("/<int:project_id>/budget-recommendation.csv")
-@roles_required(*MANAGERS)
-def budget_recommendation_csv(project_id: int):
-    advice = budget_recommendation(owned_project(project_id))
-    if advice is None:
-        abort(404, "no pairs yet")
-    return charts.csv_response(*per_pair_table(advice), f"budget_recommendation_{project_id}.csv")
-
-
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
 @roles_required("manager")  # the owning manager only, as in the API (README, Security model)
 def budget(project_id: int, assignment_id: int):
@@ -111,14 +98,19 @@ def budget(project_id: int, assignment_id: int):
     if assignment is None or assignment.project_id != project.id:
         return redirect(url_for("projects.progress", project_id=project.id))
     try:
-        change_budget(assignment, float(request.form.get("budget", "")), by=current_user)
+        budget = parse_percent(request.form.get("budget", ""), "the new budget")
+        change_budget(assignment, budget, by=current_user)
     except (ValueError, AssignmentError) as exc:
         db.session.rollback()
         flash(f"Budget not changed: {exc}", "error")
     else:
         db.session.commit()
-        flash(f"Budget of {assignment.worker.username} set to {assignment.budget:g}.", "info")
-    return redirect(url_for("projects.progress", project_id=project.id))
+        flash(
+            f"Budget of {assignment.worker.username} set to {percent(assignment.budget)} "
+            "of the maximum KAPR.",
+            "info",
+        )
+    return redirect(url_for("projects.progress", project_id=project.id) + "#workers")
 
 
 @bp.route("/<int:project_id>/progress")

@@ -91,9 +91,16 @@ def test_form_shows_the_recommendation_or_links_to_it_for_large_projects(app, cl
         pid = paper_project(make_user("max", "manager")).id
     client.post("/login", data={"username": "max", "password": PASSWORD})
     page = client.get(f"/projects/{pid}/assignments").text
-    assert "7/108" in page and 'id="advice-quantiles"' in page
+    assert 'id="advice-quantiles"' in page
+    assert 'data-exact="7/108">6.48%</span>' in page  # percent, the exact fraction on demand
     csv_rows = client.get(f"/projects/{pid}/budget-recommendation.csv").text.splitlines()
-    assert csv_rows[0] == "pair,kapr_exact,kapr" and csv_rows[1].startswith("1,1/18,")
+    assert csv_rows[0] == "pair,kapr_exact,kapr,kapr_percent" and csv_rows[1].startswith("1,1/18,")
     monkeypatch.setattr(recommendation, "FORM_PAIRS_LIMIT", 5)
     page = client.get(f"/projects/{pid}/assignments").text
     assert "With 6 pairs the recommendation is not computed" in page and "7/108" not in page
+    # The link goes to a page (percent, exact on demand), never to raw JSON.
+    link = f'href="/projects/{pid}/budget-recommendation" id="advice-link"'
+    assert link in page and "/api/v1/" not in page
+    full = client.get(f"/projects/{pid}/budget-recommendation")
+    assert full.mimetype == "text/html"
+    assert 'data-exact="7/108">6.48%</span>' in full.text and "6 of 6 pairs" not in full.text

@@ -63,7 +63,7 @@ def test_link_project_end_to_end(app, manager):
     preview = manager.post(f"{base}/blocking", data=rules | {"action": "preview"})
     assert b"last_name exact" in preview.data and b'id="total"' in preview.data
     assert manager.post(f"{base}/blocking", data=rules | {"action": "create"}).status_code == 302
-    form = {"worker-wes": "on", "budget-wes": "0.5", "worker-wen": "on", "budget-wen": "0.3",
+    form = {"worker-wes": "on", "budget-wes": "50", "worker-wen": "on", "budget-wen": "30%",
             "coding": "double", "page_size": "5", "start_partial": ["dob"]}  # fmt: skip
     assert manager.post(f"{base}/assignments", data=form).status_code == 302
     with app.app_context():
@@ -74,8 +74,10 @@ def test_link_project_end_to_end(app, manager):
         first = assignments[0].id
     progress = manager.get(f"{base}/progress")
     assert b"wes" in progress.data and b"0 of" in progress.data
-    assert manager.post(f"{base}/assignments/{first}/budget", data={"budget": "0.9"}).status_code
-    assert b"0.9" in manager.get(f"{base}/progress").data
+    assert manager.post(f"{base}/assignments/{first}/budget", data={"budget": "90"}).status_code
+    assert b"90.00%" in manager.get(f"{base}/progress").data
+    with app.app_context():
+        assert db.session.get(Assignment, first).budget == 0.9  # typed in percent, kept exact
     for kind in ("labels", "clusters", "linked"):
         response = manager.get(f"{base}/export/{kind}")
         assert response.mimetype == "text/csv"

@@ -65,7 +65,7 @@ def test_budget_changes_are_the_managers_only(app, client, setting):
     assert client.post(api, json={"budget": 0.7}, headers=setting["admin"]).status_code == 403
     assert _browser(app, "ada").post(page, data={"budget": "0.7"}).status_code == 403
     assert client.post(api, json={"budget": 0.7}, headers=setting["manager"]).status_code == 200
-    _browser(app, "mia").post(page, data={"budget": "0.8"})
+    _browser(app, "mia").post(page, data={"budget": "80"})  # percent of the maximum KAPR
     with app.app_context():
         assert db.session.get(Assignment, setting["assignment"]).budget == 0.8
 
