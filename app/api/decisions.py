@@ -12,6 +12,8 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
 from app.review.answers import (
+    ANY_VERSION,
+    AnswerChanged,
     DecisionError,
     NotInAssignment,
     PageIncomplete,
@@ -49,7 +51,7 @@ def summary(assignment_id: int, found=None) -> dict:
 def list_decisions(assignment_id: int):
     assignment = worker_assignment(assignment_id)
     answers = {
-        str(pair_id): {"decision": e.decision, "confidence": e.confidence}
+        str(pair_id): {"decision": e.decision, "confidence": e.confidence, "version": e.id}
         for pair_id, e in current_decisions(assignment.id).items()
     }
     pages = page_count(len(ordered_pair_ids(assignment.id)), assignment.project.page_size)
@@ -63,7 +65,13 @@ def list_decisions(assignment_id: int):
 
 @bp.post("/assignments/<int:assignment_id>/decisions")
 @roles_required("worker")
-@documented("Save a decision", body=schemas.DECISION_BODY, ok=schemas.DECISION_SAVED, status=201)
+@documented(
+    "Save a decision",
+    body=schemas.DECISION_BODY,
+    ok=schemas.DECISION_SAVED,
+    status=201,
+    errors=(409,),
+)
 def save_decision(assignment_id: int):
     body = request.get_json(silent=True)
     body = body if isinstance(body, dict) else {}
@@ -72,17 +80,30 @@ def save_decision(assignment_id: int):
         worker_assignment(assignment_id)  # 404 and 403 come before a 400
         json_body()
         abort(400, "'pair_id' must be an integer")
+    version = body.get("version", ANY_VERSION)
     try:
-        saved = save_answer(assignment_id, pair_id, decision, confidence, by=current_user)
+        saved = save_answer(
+            assignment_id, pair_id, decision, confidence, by=current_user, version=version
+        )
     except PermissionError as exc:
         abort(403, str(exc))
     except DecisionError as exc:
         abort(400, str(exc))
     except NotInAssignment as exc:
         abort(404, str(exc))
+    except AnswerChanged as exc:
+        return changed(exc)
     db.session.commit()
     answer = {"pair_id": pair_id, "decision": decision, "confidence": confidence}
-    return jsonify(id=saved.id, **answer, **summary(assignment_id, saved.summary)), 201
+    saved_answer = {"id": saved.id, "version": saved.id, **answer}
+    return jsonify(**saved_answer, **summary(assignment_id, saved.summary)), 201
+
+
+def changed(exc: AnswerChanged):
+    """409: the pair's answer changed since the client read it; its answer and version now."""
+    current = exc.current and {"decision": exc.current[0], "confidence": exc.current[1]}
+    body = {"error": "answer_changed", "message": str(exc), "current": current}
+    return jsonify(**body, version=exc.version), 409
 
 
 @bp.post("/assignments/<int:assignment_id>/decisions/clear")
@@ -92,20 +113,27 @@ def save_decision(assignment_id: int):
     body=schemas.CLEAR_BODY,
     ok=schemas.DECISION_CLEARED,
     status=201,
+    errors=(409,),
 )
 def clear_decision(assignment_id: int):
     assignment = worker_assignment(assignment_id)
-    pair_id = json_body().get("pair_id")
+    body = json_body()
+    pair_id = body.get("pair_id")
     if not isinstance(pair_id, int) or isinstance(pair_id, bool):
         abort(400, "'pair_id' must be an integer")
     try:
-        event = clear_answer(assignment, pair_id, by=current_user)
+        event = clear_answer(
+            assignment, pair_id, by=current_user, version=body.get("version", ANY_VERSION)
+        )
     except DecisionError as exc:
         abort(400, str(exc))
     except NotInAssignment as exc:
         abort(404, str(exc))
+    except AnswerChanged as exc:
+        return changed(exc)
     db.session.commit()
-    return jsonify(id=event.id, pair_id=pair_id, cleared=True, **summary(assignment_id)), 201
+    cleared = {"id": event.id, "version": event.id, "pair_id": pair_id, "cleared": True}
+    return jsonify(**cleared, **summary(assignment_id)), 201
 
 
 @bp.post("/assignments/<int:assignment_id>/pages/<int:page>/submit")

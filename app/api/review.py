@@ -48,8 +48,11 @@ def reveal(assignment_id: int):
     pair_id, row, attribute = body.get("pair_id"), body.get("row"), body.get("attribute")
     if not (_id(pair_id) and _id(row) and isinstance(attribute, str)):
         abort(400, "pair_id and row must be integers and attribute a string")
+    shown = body.get("shown_level")  # the schema allows masked, partial, full or absent
     try:
-        result = services.reveal_cell(assignment_id, pair_id, row, attribute, by=current_user)
+        result = services.reveal_cell(
+            assignment_id, pair_id, row, attribute, by=current_user, shown_level=shown
+        )
     except services.RevealRefused as exc:
         db.session.rollback()
         return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.models import CLEARED
 from app.review import services
 from app.review.grid import PairState
+from app.review.meters import meters
 
 
 def cell_json(state: PairState, row: int, attribute: str, cost: Fraction | None, room: Fraction):
@@ -41,7 +43,8 @@ def pair_json(
     decision=None,
     frequencies: dict | None = None,
 ) -> dict:
-    """One pair; ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes."""
+    """One pair; ``decision`` is its newest decision event (a clear, or None: no answer),
+    ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes."""
     rows = []
     for row in (0, 1):
         cells = {
@@ -58,33 +61,29 @@ def pair_json(
         "name_swap": state.name_swap,
         "markups": {name: sorted(cmp.markups) for name, cmp in state.comparisons.items()},
         "decision": None
-        if decision is None
+        if decision is None or decision.decision == CLEARED
         else {"decision": decision.decision, "confidence": decision.confidence},
+        # The answer's version: send it back with the next answer to detect another tab.
+        "answer_version": None if decision is None else decision.id,
         "rows": rows,
     }
 
 
 def meters_json(assignment, kapr: Fraction, bounded: bool = True) -> dict:
-    return {
-        "budget": assignment.budget,
-        "budget_exact": str(Fraction(repr(assignment.budget))),
-        "kapr": float(kapr),
-        "kapr_exact": str(kapr),
-        "kapr_bounded": bounded,
-        "characters": _characters(assignment.chars_disclosed, assignment.chars_total),
-    }
+    a = assignment
+    return meters(a.budget, kapr, a.chars_disclosed, a.chars_total, bounded)
 
 
 def page_json(ctx: services.Context, page: int) -> dict:
     """The JSON of one page of an assignment (docs/api.md)."""
-    from app.review.answers import current_decisions, progress
+    from app.review.answers import newest_events, progress
     from app.review.grid import page_frequencies
 
     pairs, pages = services.page_of(ctx, page)
     states = services.pair_states(ctx, pairs)
     costs = services.page_costs(ctx, pairs, states)
     room = ctx.budget - ctx.kapr
-    decisions = current_decisions(ctx.assignment.id, [p.id for p in pairs])
+    decisions = newest_events(ctx.assignment.id, [p.id for p in pairs])
     frequencies = page_frequencies(ctx, pairs, states)
     first = (page - 1) * ctx.project.page_size
     decided, total = progress(ctx.assignment.id)
@@ -142,20 +141,7 @@ def reveal_json(result: services.RevealResult) -> dict:
         "costs": changed,
         "cost": float(result.cost),
         "cost_exact": str(result.cost),
-        "assignment": {
-            "budget": result.budget,
-            "budget_exact": str(Fraction(repr(result.budget))),
-            "kapr": float(result.kapr),
-            "kapr_exact": str(result.kapr),
-            "kapr_bounded": True,
-            "characters": _characters(result.chars_disclosed, result.chars_total),
-        },
-    }
-
-
-def _characters(disclosed: int, total: int) -> dict:
-    return {
-        "disclosed": disclosed,
-        "total": total,
-        "percent": round(100 * disclosed / total, 2) if total else 0.0,
+        "assignment": meters(
+            result.budget, result.kapr, result.chars_disclosed, result.chars_total
+        ),
     }

@@ -25,6 +25,7 @@ from app.review.reveal import (
     NotInAssignment,
     RevealRefused,
     RevealResult,
+    StaleView,
     reveal_cell,
 )
 
@@ -157,6 +158,7 @@ __all__ = [
     "NotInAssignment",
     "NothingToReveal",
     "RevealRefused",
+    "StaleView",
     "RevealResult",
     "page_costs",
     "page_of",

@@ -23,6 +23,7 @@
   ];
   let data = null;      // the page as served by GET /api/v1/assignments/<id>?page=N
   let busy = false;     // one reveal at a time
+  let syncedAt = 0;     // when the page was last read from the server (ms)
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -87,6 +88,10 @@
     // Unbounded: some anonymity set is smaller than kappa, so the score may pass 100%.
     $("kapr-value").textContent = pct(a.kapr) + (a.kapr_bounded === false ? " (unbounded)" : "");
     $("kapr-limit").textContent = pct(a.budget);
+    // Percent of the maximum KAPR; the exact fractions on demand.
+    $("kapr-value").title = `exactly ${a.kapr_exact} of the maximum KAPR`;
+    $("kapr-limit").title = `exactly ${a.budget_exact} of the maximum KAPR`;
+    $("chars-value").title = `${a.characters.disclosed} of ${a.characters.total} characters`;
   }
 
   /* The risk meter spans 0 to 125% of the budget (at most KAPR 1), so a small budget is
@@ -157,7 +162,7 @@
     const badge = state === "done" ? null
       : el("span", { class: "cost", "aria-hidden": "true" }, state === "over" ? `\u2298 +${pct(cell.next_cost)}` : `+${pct(cell.next_cost)}`);
     return el("button", {
-      type: "button", class: `cell level-${cell.level} ${state}`, title: reason,
+      type: "button", class: `cell level-${cell.level} ${state}`, title: reason, "data-level": cell.level,
       "aria-disabled": state === "open" ? null : "true",
       "data-pair": pair.id, "data-row": row, "data-attr": attr.name,
       "data-cost": cell.next_cost, "data-cost-exact": cell.next_cost_exact,
@@ -245,15 +250,31 @@
   }
 
   /* ---------- actions ---------- */
+  /* Read the page and the answers from the server and draw them: on load, when the tab comes
+     back into view (another tab may have revealed or answered), and after a refusal that says
+     this view is stale. */
   async function load() {
     const [page, answers] = await Promise.all([call("GET", `${api}?page=${pageNo}`), call("GET", `${api}/decisions`)]);
     $("loading").hidden = true;
-    if (!page.ok) { alarm(page.body.message || "The pairs could not be loaded."); return; }
+    if (!page.ok) { alarm(page.body.message || "The pairs could not be loaded."); return false; }
     data = page.body;
+    syncedAt = Date.now();
     renderHead(); renderPairs(); renderMeters();
     if (answers.ok) renderProgress(answers.body.decided, answers.body.total, answers.body.tally);
     else renderProgress(data.assignment.decided, data.assignment.pairs_total, null);
     root.dataset.ready = "true";
+    root.dataset.synced = String(Number(root.dataset.synced || 0) + 1);
+    return true;
+  }
+
+  /* The meters as the server holds them (every reveal's answer and refusal carries them):
+     redraw them, and decide again which cells fit the budget. */
+  function applyMeters(meters) {
+    if (!meters) return;
+    Object.assign(data.assignment, meters);
+    reprice();
+    renderPairs();
+    renderMeters();
   }
 
   async function reveal(button) {
@@ -261,7 +282,10 @@
     if (button.getAttribute("aria-disabled") === "true") { say(button.title); return; }
     busy = true;
     const target = { pair_id: Number(button.dataset.pair), row: Number(button.dataset.row), attribute: button.dataset.attr };
-    const res = await call("POST", `${api}/reveal`, target).finally(() => { busy = false; });
+    // The level this page shows: if another tab revealed the cell meanwhile, the server
+    // refuses (nothing charged) instead of charging a cost this page did not preview.
+    const res = await call("POST", `${api}/reveal`, { ...target, shown_level: button.dataset.level })
+      .finally(() => { busy = false; });
     if (res.ok) {
       alarm("");
       Object.assign(data.assignment, res.body.assignment);
@@ -270,11 +294,20 @@
       renderMeters();
       say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.position + 1}: +${pct(res.body.cost)} privacy risk.`);
     } else if (res.body.error === "budget_exceeded") {
+      applyMeters(res.body.assignment);  // the server's meters: another tab may have spent
       alarm(`Refused: this reveal would cost ${pct(res.body.next_cost)} and take your privacy risk ` +
         `(${pct(res.body.kapr)}) over your budget of ${pct(data.assignment.budget)}. Nothing was revealed.`);
-      button.setAttribute("aria-disabled", "true");
-      button.classList.replace("open", "over");
-      button.title = "Over budget: refused by the server";
+      const again = $("grid").querySelector(`.cell[data-pair="${target.pair_id}"][data-row="${target.row}"][data-attr="${CSS.escape(target.attribute)}"]`);
+      if (again && again.classList.contains("open")) {
+        again.setAttribute("aria-disabled", "true");
+        again.classList.replace("open", "over");
+        again.title = "Over budget: refused by the server";
+      }
+    } else if (res.body.error === "stale" || res.body.error === "nothing_to_reveal") {
+      if (await load()) {
+        alarm("This cell was revealed in another tab or window: the page now shows what the server " +
+          "holds, with its meters. Nothing was charged; click again to reveal more.");
+      }
     } else {
       alarm(res.body.message || `The reveal failed (${res.status}).`);
     }
@@ -291,6 +324,11 @@
       }
       pair.rows[answer.row].cells[answer.attribute] = answer.cell;
     }
+    reprice();
+  }
+
+  /* Whether each cell's next reveal fits the budget left, exactly (fractions). */
+  function reprice() {
     const a = data.assignment;
     const room = sub(fraction(a.budget_exact), fraction(a.kapr_exact));
     data.pairs.forEach((p) => p.rows.forEach((r) => Object.values(r.cells).forEach((c) => {
@@ -312,13 +350,28 @@
   const sub = ([a, b], [c, d]) => [a * d - c * b, b * d];
   const less = ([a, b], [c, d]) => a * d < c * b;  // denominators are positive
 
+  /* Another tab changed this pair's answer since this page read it: show the server's answer
+     and say so; nothing of this page's was saved. */
+  function answerChanged(pair, body) {
+    pair.decision = body.current;
+    pair.answer_version = body.version;
+    replacePair(pair);
+    const now = body.current ? `${body.current.decision}${body.current.confidence ? ", " + body.current.confidence + " confidence" : ""}`
+      : "no answer";
+    alarm(`Pair ${pair.position + 1}: its answer was changed in another tab or window (it is now: ${now}). ` +
+      "Yours was not saved; choose again to replace it.");
+  }
+
   async function choose(pairId, decision, confidence) {
     if (!data) return;
-    const res = await call("POST", `${api}/decisions`, { pair_id: pairId, decision, confidence });
+    const pair = data.pairs.find((p) => p.id === pairId);
+    const res = await call("POST", `${api}/decisions`,
+      { pair_id: pairId, decision, confidence, version: pair.answer_version ?? null });
+    if (res.body.error === "answer_changed") { answerChanged(pair, res.body); return; }
     if (!res.ok) { alarm(res.body.message || `The answer was not saved (${res.status}).`); return; }
     alarm("");
-    const pair = data.pairs.find((p) => p.id === pairId);
     pair.decision = { decision, confidence };
+    pair.answer_version = res.body.version;
     replacePair(pair);
     renderProgress(res.body.decided, res.body.total, res.body.tally);
     say(`Pair ${pair.position + 1}: ${decision}${confidence ? ", " + confidence + " confidence" : ""} saved.`);
@@ -326,11 +379,13 @@
 
   async function clearAnswer(pairId) {
     if (!data) return;
-    const res = await call("POST", `${api}/decisions/clear`, { pair_id: pairId });
+    const pair = data.pairs.find((p) => p.id === pairId);
+    const res = await call("POST", `${api}/decisions/clear`, { pair_id: pairId, version: pair.answer_version ?? null });
+    if (res.body.error === "answer_changed") { answerChanged(pair, res.body); return; }
     if (!res.ok) { alarm(res.body.message || `The answer was not cleared (${res.status}).`); return; }
     alarm("");
-    const pair = data.pairs.find((p) => p.id === pairId);
     pair.decision = null;
+    pair.answer_version = res.body.version;
     replacePair(pair);
     renderProgress(res.body.decided, res.body.total, res.body.tally);
     say(`Pair ${pair.position + 1}: answer cleared; it is unanswered again.`);
@@ -419,6 +474,10 @@
   $("grid").addEventListener("mouseout", unhover);
   $("grid").addEventListener("focusout", unhover);
   $("submit-page").addEventListener("click", submitPage);
+  // Back in view (another tab may have revealed or answered meanwhile): read the server again.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && data && !busy && Date.now() - syncedAt > 2000) load();
+  });
 
   load();
 })();

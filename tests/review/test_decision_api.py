@@ -21,12 +21,15 @@ def test_saving_an_answer_appends_an_event_and_reports_progress(wes, study, app)
     assert body["pair_id"] == pair and body["decision"] == "same" and body["confidence"] == "high"
     assert (body["decided"], body["total"]) == (1, 6)
     assert body["tally"]["same"] == 1 and body["tally"]["same-high"] == 1
-    wes.post(
+    changed = wes.post(
         api(study, "/decisions"),
         json={"pair_id": pair, "decision": "different", "confidence": "low"},
-    )
+    ).get_json()
+    assert changed["version"] == changed["id"] > body["id"]
     listing = wes.get(api(study, "/decisions")).get_json()
-    assert listing["decisions"] == {str(pair): {"decision": "different", "confidence": "low"}}
+    assert listing["decisions"] == {
+        str(pair): {"decision": "different", "confidence": "low", "version": changed["id"]}
+    }
     assert (listing["decided"], listing["total"], listing["resume_page"], listing["pages"]) == (
         1,
         6,

@@ -39,7 +39,8 @@ ERROR_NAMES = {
     401: "Not logged in (no session, or an invalid bearer token)",
     403: "The caller's role may not do this, or it is someone else's resource",
     404: "No such resource (or one the caller may not see)",
-    409: "Refused in the current state (a reveal past the budget, nothing left to reveal)",
+    409: "Refused in the current state (a reveal past the budget, nothing left to reveal, a view"
+    " or an answer changed elsewhere); the body carries the current state",
     413: "The body is larger than MAX_CONTENT_LENGTH",
     429: "Too many requests (failed tokens from this address, or this account's rate)",
 }

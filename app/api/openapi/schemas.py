@@ -136,6 +136,8 @@ def reveal(config: Mapping[str, Any]) -> dict[str, Any]:
             "pair_id": ID,
             "row": {"type": "integer", "minimum": 0, "maximum": 1},
             "attribute": attribute_name(config),
+            # The level the client shows: another one stored means a stale view (409).
+            "shown_level": {"enum": ["masked", "partial", "full"]},
         },
     }
 
@@ -151,12 +153,24 @@ def resolution_reveal(config: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+# The answer version the client read (the pair's ``answer_version``; null: none): when given
+# and the pair has another now, 409 ``answer_changed`` and nothing is saved.
+VERSION = {"anyOf": [ID, {"type": "null"}]}
 DECISION_BODY = {
     "type": "object",
     "required": ["pair_id", "decision"],
-    "properties": {"pair_id": ID, "decision": DECISION, "confidence": CONFIDENCE},
+    "properties": {
+        "pair_id": ID,
+        "decision": DECISION,
+        "confidence": CONFIDENCE,
+        "version": VERSION,
+    },
 }
-CLEAR_BODY = {"type": "object", "required": ["pair_id"], "properties": {"pair_id": ID}}
+CLEAR_BODY = {
+    "type": "object",
+    "required": ["pair_id"],
+    "properties": {"pair_id": ID, "version": VERSION},
+}
 SUBMIT_BODY = {
     "type": "object",
     "properties": {"pair_ids": {"type": "array", "maxItems": 10_000, "items": ID}},

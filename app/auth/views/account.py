@@ -10,8 +10,8 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user
 
-from app.auth.blueprint import bp
 from app.auth.accounts import change_password, revoke_token, tokens_of
+from app.auth.blueprint import bp
 from app.auth.services import AccountError
 from app.extensions import db
 from app.models import User

@@ -6,10 +6,10 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from app.auth.blueprint import bp
 from app.auth.accounts import activate, change_role, deactivate, reset_password, revoke_token
 from app.auth.accounts import tokens_of as tokens_list
 from app.auth.audit import ACTIONS, account_events
+from app.auth.blueprint import bp
 from app.auth.decorators import roles_required
 from app.auth.services import AccountError
 from app.extensions import db

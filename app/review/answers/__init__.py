@@ -5,6 +5,7 @@ from app.review.answers.decisions import (
     PageSubmitted,
     clear_answer,
     current_decisions,
+    newest_events,
     ordered_pair_ids,
     own_assignment,
     page_count,
@@ -16,8 +17,10 @@ from app.review.answers.decisions import (
     tally,
 )
 from app.review.answers.save import (
+    ANY_VERSION,
     CONFIDENCES,
     DECISIONS,
+    AnswerChanged,
     DecisionError,
     NotInAssignment,
     SavedAnswer,
@@ -27,8 +30,10 @@ from app.review.answers.save import (
 )
 
 __all__ = [
+    "ANY_VERSION",
     "CONFIDENCES",
     "DECISIONS",
+    "AnswerChanged",
     "DecisionError",
     "NotInAssignment",
     "PageIncomplete",
@@ -38,6 +43,7 @@ __all__ = [
     "answer_summary",
     "clear_answer",
     "current_decisions",
+    "newest_events",
     "ordered_pair_ids",
     "own_assignment",
     "page_count",

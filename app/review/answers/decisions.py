@@ -25,8 +25,10 @@ from app.models import (
     current_answer_ids,
 )
 from app.review.answers.save import (  # noqa: F401  (DECISIONS, CONFIDENCES: part of this API)
+    ANY_VERSION,
     CONFIDENCES,
     DECISIONS,
+    AnswerChanged,
     DecisionError,
     NotInAssignment,
     append_answer,
@@ -104,15 +106,26 @@ def record_decision(
     return db.session.get(DecisionEvent, event_id)
 
 
-def clear_answer(assignment: Assignment, pair_id: int, *, by: User) -> DecisionEvent:
+def clear_answer(
+    assignment: Assignment, pair_id: int, *, by: User, version=ANY_VERSION
+) -> DecisionEvent:
     """Append a ``cleared`` event for one pair of ``assignment``; the caller commits.
 
     The earlier answers stay as they were; the pair is unanswered until the next answer.
-    Raises :class:`DecisionError` when the pair has no answer to clear.
+    ``version`` as for :func:`~app.review.answers.save_answer` (:class:`AnswerChanged` when
+    the pair's newest event is another). Raises :class:`DecisionError` when the pair has no
+    answer to clear.
     """
     if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
         raise NotInAssignment("this pair is not part of the assignment")
-    if pair_id not in current_decisions(assignment.id, [pair_id]):
+    newest = newest_events(assignment.id, [pair_id]).get(pair_id)
+    if version is not ANY_VERSION and version != (newest.id if newest else None):
+        current = None if newest is None or newest.decision == CLEARED else newest
+        raise AnswerChanged(
+            newest.id if newest else None,
+            (current.decision, current.confidence) if current else None,
+        )
+    if newest is None or newest.decision == CLEARED:
         raise DecisionError("this pair has no answer to clear")
     event = DecisionEvent(
         assignment_id=assignment.id,
@@ -124,6 +137,21 @@ def clear_answer(assignment: Assignment, pair_id: int, *, by: User) -> DecisionE
     db.session.add(event)
     db.session.flush()
     return event
+
+
+def newest_events(assignment_id: int, pair_ids: Iterable[int]) -> dict[int, DecisionEvent]:
+    """The newest decision event of each of ``pair_ids`` that has one, clears included: its
+    id is the pair's answer *version* (what a client sends back to detect another tab)."""
+    newest = (
+        select(func.max(DecisionEvent.id))
+        .where(
+            DecisionEvent.assignment_id == assignment_id,
+            DecisionEvent.pair_id.in_(list(pair_ids)),
+        )
+        .group_by(DecisionEvent.pair_id)
+    )
+    events = db.session.scalars(select(DecisionEvent).where(DecisionEvent.id.in_(newest)))
+    return {event.pair_id: event for event in events}
 
 
 def current_decisions(

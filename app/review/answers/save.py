@@ -18,7 +18,7 @@ from sqlalchemy import String, bindparam, exists, func, insert, literal, select,
 
 from app.database import pg_rows
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, DecisionEvent, Project, User
+from app.models import CLEARED, Assignment, AssignmentPair, DecisionEvent, Project, User
 from app.models.base import utcnow
 from app.models.events import current_answer_ids
 from app.review.connection import statement_connection
@@ -33,6 +33,25 @@ class DecisionError(ValueError):
 
 class NotInAssignment(LookupError):
     """The pair or page is not part of the assignment (HTTP 404)."""
+
+
+class AnswerChanged(Exception):
+    """The pair's answer changed since the client read it (another tab): HTTP 409.
+
+    ``version`` is the pair's newest decision event id now (None: never answered), and
+    ``current`` its answer as ``(decision, confidence)`` (None: unanswered or cleared).
+    """
+
+    def __init__(self, version: int | None, current: tuple[str, str | None] | None):
+        super().__init__(
+            "this pair's answer was changed elsewhere (another tab or window) since you read "
+            "it; yours was not saved: choose again to replace it"
+        )
+        self.version, self.current = version, current
+
+
+#: ``version`` not given: the answer is saved whatever came before (last writer wins).
+ANY_VERSION = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,23 +84,30 @@ def check_answer(decision, confidence, allow_unsure: bool) -> None:
         raise DecisionError("the confidence is one of high, medium, low")
 
 
-def save_answer(assignment_id: int, pair_id: int, decision, confidence, *, by: User):
+def save_answer(
+    assignment_id: int, pair_id: int, decision, confidence, *, by: User, version=ANY_VERSION
+):
     """Append ``by``'s answer for one pair of their assignment; return its id and the summary.
 
+    ``version``, when given, is the pair's newest decision event id the client read (None: it
+    read none): if the pair has another now, :class:`AnswerChanged` and nothing is saved.
     Refusals, in this order: :class:`NotInAssignment` (no such assignment),
     :class:`PermissionError` (another worker's), :class:`DecisionError` (not a valid
-    answer), :class:`NotInAssignment` (the pair is not in the assignment). The caller commits.
+    answer), :class:`NotInAssignment` (the pair is not in the assignment),
+    :class:`AnswerChanged`. The caller commits.
     """
     connection, _ = statement_connection(db.session(), DecisionEvent)
     found = _rows(connection, _OWNER, {"assignment_id": assignment_id, "pair_id": pair_id})
     if not found:
         raise NotInAssignment("no such assignment")
-    worker_id, allow_unsure, in_assignment = found[0]
+    worker_id, allow_unsure, in_assignment, newest = found[0]
     if worker_id != by.id:
         raise PermissionError("this assignment belongs to another worker")
     check_answer(decision, confidence, bool(allow_unsure))
     if not in_assignment:
         raise NotInAssignment("this pair is not part of the assignment")
+    if version is not ANY_VERSION and version != newest:
+        raise AnswerChanged(newest, answer_of(connection, newest))
     event_id = append_answer(connection, assignment_id, pair_id, decision, confidence, by.id)
     return SavedAnswer(event_id, answer_summary(connection, assignment_id))
 
@@ -97,6 +123,16 @@ def append_answer(connection, assignment_id, pair_id, decision, confidence, user
         "confidence": confidence,
     }
     return _rows(connection, _INSERT, params)[0][0]
+
+
+def answer_of(connection, event_id: int | None) -> tuple[str, str | None] | None:
+    """The answer an event gives, None for no event or a clear (a refusal's answer only)."""
+    if event_id is None:
+        return None
+    row = connection.execute(
+        select(DecisionEvent.decision, DecisionEvent.confidence).where(DecisionEvent.id == event_id)
+    ).one()
+    return None if row.decision == CLEARED else (row.decision, row.confidence)
 
 
 def answer_summary(connection, assignment_id: int) -> Summary:
@@ -138,6 +174,14 @@ _OWNER = (
             AssignmentPair.assignment_id == Assignment.id,
             AssignmentPair.pair_id == bindparam("pair_id"),
         ),
+        # the pair's version: its newest event (ix_decision_events_assignment_pair)
+        select(func.max(DecisionEvent.id))
+        .where(
+            DecisionEvent.assignment_id == Assignment.id,
+            DecisionEvent.pair_id == bindparam("pair_id"),
+        )
+        .correlate(Assignment)
+        .scalar_subquery(),
     )
     .join(Project, Project.id == Assignment.project_id)
     .where(Assignment.id == _ASSIGNMENT)

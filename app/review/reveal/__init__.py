@@ -5,6 +5,7 @@ from app.review.reveal.refusals import (
     NothingToReveal,
     NotInAssignment,
     RevealRefused,
+    StaleView,
 )
 from app.review.reveal.service import RevealResult, reveal_cell
 
@@ -14,5 +15,6 @@ __all__ = [
     "NothingToReveal",
     "RevealRefused",
     "RevealResult",
+    "StaleView",
     "reveal_cell",
 ]

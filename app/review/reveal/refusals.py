@@ -22,6 +22,12 @@ class NothingToReveal(RevealRefused):
     error = "nothing_to_reveal"
 
 
+class StaleView(RevealRefused):
+    """The client showed the cell at another level than the server holds (another tab)."""
+
+    error = "stale"
+
+
 class NotInAssignment(RevealRefused):
     code = 404
     error = "not_found"

@@ -32,9 +32,10 @@ from app.models.base import utcnow
 from app.review.connection import gate as _gate
 from app.review.connection import statement_connection
 from app.review.grid import SIDE_NAMES, PairState, project_schema, source_indexes
+from app.review.meters import meters
 from app.review.reveal.charge import charge
 from app.review.reveal.read import read_pair
-from app.review.reveal.refusals import BudgetExceeded, NothingToReveal, NotInAssignment
+from app.review.reveal.refusals import BudgetExceeded, NothingToReveal, NotInAssignment, StaleView
 
 OPTIMISTIC_TRIES = 3
 
@@ -77,18 +78,28 @@ class _Plan:
 
 
 def reveal_cell(
-    assignment_id: int, pair_id: int, row: int, attribute: str, *, by: User
+    assignment_id: int,
+    pair_id: int,
+    row: int,
+    attribute: str,
+    *,
+    by: User,
+    shown_level: str | None = None,
 ) -> RevealResult:
     """Advance one cell to its next level and charge its KAPR cost, or refuse.
 
-    The caller commits. Raises :class:`~app.review.reveal.refusals.RevealRefused` (and subclasses)
-    with nothing changed.
+    ``shown_level``, when given, is the level the client shows for the cell: if the server
+    holds another (the cell was revealed elsewhere, e.g. in another tab), the reveal is
+    refused (:class:`~app.review.reveal.refusals.StaleView`) rather than charging a cost the client
+    did not preview. The caller commits. Raises :class:`~app.review.reveal.refusals.RevealRefused`
+    (and subclasses) with nothing changed; a budget refusal and a stale view carry the
+    assignment's meters (``details["assignment"]``).
     """
     if row not in (0, 1):
         raise NotInAssignment("row must be 0 (record A) or 1 (record B)")
     user_id = by.id
     session = db.session()  # the request's Session (not the scoped proxy)
-    args = (assignment_id, pair_id, row, attribute, user_id)
+    args = (assignment_id, pair_id, row, attribute, user_id, shown_level)
     connection, autocommit = statement_connection(session, Assignment)
     if autocommit:
         with _gate(assignment_id):  # holds no database lock while it waits
@@ -106,10 +117,10 @@ def _reveal_in_transaction(connection, *args) -> _Plan:
     assignment moved in between, lock it and do it again."""
     plan = _plan(connection, *args)
     begin_write(connection)
-    if not _charge(connection, plan, args[-1]):
+    if not _charge(connection, plan, args[4]):
         _lock(connection, args[0])
         plan = _plan(connection, *args)
-        if not _charge(connection, plan, args[-1]):
+        if not _charge(connection, plan, args[4]):
             raise RuntimeError("a locked assignment changed during a reveal")
     return plan
 
@@ -120,13 +131,13 @@ def _reveal_autocommit(connection, *args) -> _Plan:
     tries, then a transaction that locks the assignment (a burst on one assignment)."""
     for _ in range(OPTIMISTIC_TRIES):
         plan = _plan(connection, *args)
-        if _charge(connection, plan, args[-1]):
+        if _charge(connection, plan, args[4]):
             return plan
     connection.exec_driver_sql("BEGIN")
     try:
         _lock(connection, args[0])
         plan = _plan(connection, *args)
-        if not _charge(connection, plan, args[-1]):
+        if not _charge(connection, plan, args[4]):
             raise RuntimeError("a locked assignment changed during a reveal")
     except BaseException:
         connection.exec_driver_sql("ROLLBACK")
@@ -135,7 +146,7 @@ def _reveal_autocommit(connection, *args) -> _Plan:
     return plan
 
 
-def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
+def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_level) -> _Plan:
     params = {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id}
     rows = read_pair(connection, params)
     if not rows:
@@ -152,8 +163,18 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
     }
     state = PairState(pair_id, schema.attributes, (first[7], first[9]), levels)
     level_from, level_to = state.level(row, attribute), state.next_level(row, attribute)
+    before = Fraction(first.kapr_exact)
+    if shown_level is not None and shown_level != level_from.value:
+        raise StaleView(
+            "this cell was revealed elsewhere (another tab or window): reload it before "
+            "revealing more; nothing was charged",
+            level=level_from.value,
+            assignment=_meters(first, before),
+        )
     if level_to is None:
-        raise NothingToReveal("this cell shows everything it can already")
+        raise NothingToReveal(
+            "this cell shows everything it can already", assignment=_meters(first, before)
+        )
     indexes = source_indexes(
         first.id, first.records_version, (first[8], first[10]), schema.attributes
     )
@@ -165,14 +186,15 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
     }
     evidence = state.evidence(row, attribute, level_to)
     cost = reveal_cost(state.pair_view(), SIDE_NAMES[row], attribute, evidence, *indexes, **scale)
-    before = Fraction(first.kapr_exact)
     after = before + cost
     if after > Fraction(repr(first.budget)):
         raise BudgetExceeded(
             "revealing this cell would take your privacy risk over your budget",
             next_cost=float(cost),
+            next_cost_exact=str(cost),
             kapr=float(before),
             budget=first.budget,
+            assignment=_meters(first, before),
         )
     state.levels[row, attribute] = level_to
     gained = state.view(row, attribute).disclosed - state.view(row, attribute, level_from).disclosed
@@ -192,6 +214,11 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id) -> _Plan:
         scale=scale,
     )
     return _Plan(first.version, result, target.id, level_from, level_to, before, gained)
+
+
+def _meters(first, kapr: Fraction) -> dict:
+    """The meters as stored, from the read's row (a refusal's answer: no further query)."""
+    return meters(first.budget, kapr, first.chars_disclosed, first.chars_total)
 
 
 def _explain_missing(connection, assignment_id: int, user_id: int):
