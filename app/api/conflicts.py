@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, jsonify
+from flask import abort, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -13,10 +13,16 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
 from app.projects.conflicts import (
+    MAX_BULK,
+    PER_PAGE,
+    STATES,
     ConflictError,
-    conflict_queue,
+    ListingError,
+    conflict_page,
     refer_conflict,
+    refer_conflicts,
     resolve_conflict,
+    resolve_conflicts,
     reveal_for_resolution,
     set_conflict_policy,
 )
@@ -25,6 +31,31 @@ from app.review.serialize import reveal_json
 from app.review.services import RevealRefused
 
 BASE = "/projects/<int:project_id>/conflicts"
+QUERY = {
+    "state": {"enum": list(STATES)},
+    "reviewer": {"type": "string", "maxLength": 80},
+    "page": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+    "per_page": {"enum": list(PER_PAGE)},
+}
+BULK_BODY = {
+    "type": "object",
+    "required": ["pairs"],
+    "properties": {
+        "pairs": {"type": "array", "minItems": 1, "maxItems": MAX_BULK, "items": schemas.ID},
+        "decision": {"enum": ["same", "different"]},
+        "confidence": schemas.CONFIDENCE,
+        "refer_to": {"type": "string", "minLength": 1, "maxLength": 80},
+        "budget": schemas.BUDGET_VALUE,  # a fraction of the maximum KAPR, as every API budget
+    },
+}
+BULK_DONE = {
+    "type": "object",
+    "required": ["done", "skipped"],
+    "properties": {
+        "done": {"type": "array", "items": schemas.ID},
+        "skipped": {"type": "array", "items": schemas.OBJECT},
+    },
+}
 
 
 def _item_json(item) -> dict:
@@ -43,13 +74,62 @@ def _item_json(item) -> dict:
 
 @bp.get(BASE)
 @roles_required("manager", "admin")
-@documented("The conflicts queue of a project", ok=schemas.CONFLICTS)
+@documented(
+    "The conflicts queue of a project (filtered by state or reviewer; paged on request)",
+    ok=schemas.CONFLICTS,
+    query=QUERY,
+)
 def conflicts_view(project_id: int):
+    """All conflicts, or ``?page=N`` (``per_page`` 20, 50 or 100) of those matching
+    ``?state=`` (all, todo, open, tie, referred, settled) and ``?reviewer=``."""
     project = owned_project(project_id)
+    args = request.args
+    paged = "page" in args or "per_page" in args
+    try:
+        listing = conflict_page(
+            project, state=args.get("state") or "all", reviewer=args.get("reviewer") or None,
+            page=args.get("page", 1, type=int) if paged else 1,
+            per_page=args.get("per_page", PER_PAGE[0], type=int) if paged else None,
+        )  # fmt: skip
+    except ListingError as exc:
+        abort(400, str(exc))
     return jsonify(
         policy=project.conflict_policy, resolver_budget=project.resolver_budget,
-        conflicts=[_item_json(i) for i in conflict_queue(project)],
+        conflicts=[_item_json(i) for i in listing.items], total=listing.total,
+        counts=listing.counts, page=listing.page, pages=listing.pages,
     )  # fmt: skip
+
+
+@bp.post(f"{BASE}/bulk")
+@roles_required("manager", "admin")
+@documented(
+    "Resolve many conflicts at once (or refer them), skipping those that cannot be",
+    body=BULK_BODY,
+    ok=BULK_DONE,
+)
+def conflicts_bulk_view(project_id: int):
+    """``{"pairs": [..], "decision": "same", "confidence": "high"}`` or ``{"pairs": [..],
+    "refer_to": "wil", "budget": 0.2}``: what was done and what was skipped, and why."""
+    project, body = owned_project(project_id), json_body()
+    pairs = body.get("pairs")
+    try:
+        if body.get("refer_to") is not None:
+            if current_user.role != "manager":
+                abort(403, "only the project's manager refers conflicts")
+            worker = db.session.scalar(select(User).where(User.username == body["refer_to"]))
+            if worker is None:
+                abort(400, f"no user {body['refer_to']!r}")
+            result = refer_conflicts(project, pairs, worker, body.get("budget"), by=current_user)
+        else:
+            result = resolve_conflicts(
+                project, pairs, body.get("decision"), body.get("confidence"), by=current_user
+            )
+    except ConflictError as exc:
+        db.session.rollback()
+        abort(400, str(exc))
+    db.session.commit()
+    skipped = [{"pair_id": p, "reason": why} for p, why in result.skipped]
+    return jsonify(done=result.done, skipped=skipped)
 
 
 def _done(action, *, reveal: bool = False):

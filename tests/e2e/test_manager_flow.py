@@ -140,21 +140,23 @@ def resolve_conflict(page, pair_id: int) -> None:
     conflict = page.locator(".conflict")
     expect(conflict).to_have_count(1)
     expect(conflict).to_have_id(f"conflict-{pair_id}")
-    heading = f"Pair {pair_id} (A 1 × B 1)"  # the uploaded ids, no identifying value
-    expect(conflict.get_by_role("heading")).to_have_text(f"{heading} — open")
+    title = f"Pair {pair_id} (A 1 × B 1)"  # the uploaded ids, no identifying value
+    expect(conflict.locator(".pair-title")).to_have_text(title)
+    expect(conflict.locator(".state")).to_have_text("open")
     answers = conflict.get_by_role("listitem")
     expect(answers).to_have_count(2)
     assert sorted(answers.all_inner_texts()) == ["wen: different (high)", "wes: same (high)"]
     conflict.get_by_role("button", name=re.compile("^Open the values")).click()
-    expect(page.locator("#resolver-meter")).to_contain_text("0.0000 / 0.05")
+    expect(page.locator("#resolver-meter")).to_contain_text("0.00% of 5.00%")
     page.get_by_role("button", name="Reveal dob of record A").click()
     expect(page.locator(".flash-info")).to_have_text("Revealed.")
-    expect(page.locator("#resolver-meter")).not_to_contain_text("0.0000 /")
+    expect(page.locator("#resolver-meter")).not_to_contain_text("0.00% of")
     page.get_by_label(f"Decision for pair {pair_id}").select_option("same")
     page.get_by_label(f"Confidence for pair {pair_id}").select_option("medium")
-    page.get_by_role("button", name="Resolve").click()
-    expect(page.locator(".flash-info")).to_have_text(f"Pair {pair_id} resolved.")
-    expect(conflict.get_by_role("heading")).to_have_text(f"{heading} — settled: same")
+    page.get_by_role("button", name=f"Resolve pair {pair_id}").click()
+    expect(page.locator(".flash-info")).to_have_text(f"Pair {pair_id} resolved: same.")
+    expect(conflict.locator(".state")).to_have_text("settled: same")
+    assert page.evaluate("location.hash") == f"#conflict-{pair_id}"  # back at the row
 
 
 def download(page, kind: str, tmp_path) -> list[dict[str, str]]:

@@ -1,5 +1,14 @@
-"""The conflicts queue: pairs double-coders disagree on, policy, referral and resolution."""
+"""The conflicts queue: pairs double-coders disagree on, policy, referral and resolution;
+paged and filtered (``listing``), settled one by one or many at once (``bulk``)."""
 
+from app.projects.conflicts.bulk import MAX_BULK, BulkResult, refer_conflicts, resolve_conflicts
+from app.projects.conflicts.listing import (
+    PER_PAGE,
+    STATES,
+    ConflictPage,
+    ListingError,
+    conflict_page,
+)
 from app.projects.conflicts.queue import (
     ConflictError,
     conflict_queue,
@@ -12,11 +21,20 @@ from app.projects.conflicts.queue import (
 )
 
 __all__ = [
+    "MAX_BULK",
+    "PER_PAGE",
+    "STATES",
+    "BulkResult",
     "ConflictError",
+    "ConflictPage",
+    "ListingError",
+    "conflict_page",
     "conflict_queue",
     "open_for_resolution",
     "refer_conflict",
+    "refer_conflicts",
     "resolve_conflict",
+    "resolve_conflicts",
     "resolver_assignment",
     "reveal_for_resolution",
     "set_conflict_policy",

@@ -167,15 +167,17 @@ def test_conflicts_page_refers_opens_reveals_and_resolves(app, client, people):
     with app.app_context():
         pair = db.session.get(Pair, pair_id)
         ids = f"(A {pair.record_a.external_id} × B {pair.record_b.external_id})"
-    assert f"Pair {pair_id} {ids} — open" in page.get_data(as_text=True)
+    text = page.get_data(as_text=True)
+    assert f'<th scope="row" class="pair-title">Pair {pair_id} {ids}</th>' in text
+    assert '<td class="state">open</td>' in text
     assert client.post(f"{base}/{pair_id}/open").status_code == 302
     page = client.get(base)
     assert b"resolver-meter" in page.data and b"Reveal (+" in page.data
     client.post(f"{base}/{pair_id}/reveal", data={"row": "0", "attribute": "last_name"})
-    client.post(f"{base}/policy", data={"policy": "reviewer", "resolver_budget": "0.05"})
+    client.post(f"{base}/policy", data={"policy": "reviewer", "resolver_budget": "5"})  # percent
     refused = client.post(f"{base}/{pair_id}/resolve", data={"decision": "same"})
     assert b"refer it" in client.get(refused.headers["Location"]).data
-    client.post(f"{base}/{pair_id}/refer", data={"worker": "wil", "budget": "0.2"})
+    client.post(f"{base}/{pair_id}/refer", data={"worker": "wil", "budget": "20"})
     assert b"referred to wil" in client.get(base).data
     with app.app_context():
         spent = db.session.scalar(select(Assignment.kapr).where(Assignment.resolver))
