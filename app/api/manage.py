@@ -72,6 +72,8 @@ def progress_view(project_id: int):
     agreement = progress.agreement
     return jsonify(
         pairs=progress.pairs, decided=progress.decided, conflicts=progress.conflicts,
+        settled=progress.settled, answered=progress.answered, assigned=progress.assigned,
+        answers=progress.answers, answers_due=progress.answers_due,
         agreement={"pairs": agreement.pairs, "percent": agreement.percent,
                    "kappa": agreement.kappa},
         workers=[{"assignment": w.assignment_id, "worker": w.worker, "pairs": w.pairs,

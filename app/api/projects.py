@@ -1,4 +1,4 @@
-"""Project endpoints for managers' scripts: create a project, assign pairs."""
+"""Project endpoints for managers' scripts: list and create projects, assign pairs."""
 
 from __future__ import annotations
 
@@ -14,10 +14,22 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
 from app.projects.lifecycle import ProjectSpecError, create_project
+from app.projects.progress.listing import project_summaries, visible_projects
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
 from app.projects.views.access import MANAGERS, owned_project
 from app.projects.views.utility import truth_input
+
+PROJECTS = {
+    "type": "object",
+    "required": ["projects"],
+    "properties": {
+        "projects": {
+            "type": "array",
+            "items": {"type": "object", "required": ["id", "name", "counts", "progress"]},
+        }
+    },
+}
 
 
 def json_body() -> dict:
@@ -25,6 +37,18 @@ def json_body() -> dict:
     if not isinstance(body, dict):
         abort(400, "the request body must be a JSON object")
     return body
+
+
+@bp.get("/projects")
+@roles_required(*MANAGERS)
+@documented(
+    "The caller's projects (an admin's: every project) with counts and progress",
+    ok=PROJECTS,
+)
+def list_projects_view():
+    """Records, pairs, assignments, answered and settled pairs, open conflicts per project."""
+    me = db.session.get(User, current_user.id)
+    return jsonify(projects=[s.as_dict() for s in project_summaries(visible_projects(me))])
 
 
 @bp.post("/projects")

@@ -1,5 +1,4 @@
-"""The conflicts queue: pairs double-coders disagree on, policy, referral and resolution;
-paged and filtered (``listing``), settled one by one or many at once (``bulk``)."""
+"""The conflicts queue: disagreements, policy, referral, resolution, paging and bulk actions."""
 
 from app.projects.conflicts.bulk import MAX_BULK, BulkResult, refer_conflicts, resolve_conflicts
 from app.projects.conflicts.listing import (

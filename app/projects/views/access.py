@@ -8,6 +8,7 @@ from flask_login import current_user
 from app.extensions import db
 from app.models import Project, ProjectState
 from app.projects.exports import ExportRefused, export_csv, export_filename, export_mimetype
+from app.projects.views.blueprint import bp
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
 # Exports carrying record values (linked: the sensitive columns; legacy: the identifying
@@ -23,6 +24,20 @@ def owned_project(project_id: int) -> Project:
         abort(404, "no such project")
     if current_user.role != "admin" and project.owner_id != current_user.id:
         abort(403, "this project belongs to another manager")
+    return project
+
+
+def may_change(project: Project) -> bool:
+    """Whether the current user may change ``project``: its owner. An admin reaches every
+    project but changes none they do not own (read-only pages); pages ask this too."""
+    return current_user.is_authenticated and project.owner_id == current_user.id
+
+
+def changeable_project(project_id: int) -> Project:
+    """:func:`owned_project`, for a change: 403 for anyone but the project's owner."""
+    project = owned_project(project_id)
+    if not may_change(project):
+        abort(403, "read-only: this project belongs to another manager")
     return project
 
 
@@ -42,3 +57,6 @@ def export_download(project: Project, kind: str) -> Response:
     return Response(
         text, mimetype=export_mimetype(kind), headers={"Content-Disposition": disposition}
     )
+
+
+bp.add_app_template_global(may_change)

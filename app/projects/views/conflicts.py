@@ -29,7 +29,7 @@ from app.projects.conflicts import (
     reveal_for_resolution,
     set_conflict_policy,
 )
-from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 from app.review.services import Context, RevealRefused, page_costs, pair_states
 from app.units import parse_percent
@@ -110,7 +110,7 @@ def _back(project, pair_ids=(), anchor: str | None = None):
 def _act(project_id: int, action, done, pair_ids=(), anchor: str | None = None):
     """Run ``action(project)``; commit and flash ``done`` (a text, or a function of the
     action's result), or roll back and flash why not; then back to the same place."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     try:
         result = action(project)
     except (ConflictError, RevealRefused, ValueError) as exc:

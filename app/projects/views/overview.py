@@ -8,22 +8,25 @@ from sqlalchemy import func, select
 
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Assignment, Pair, Project, ProjectState
+from app.models import Assignment, Pair, User
 from app.projects.exports import KINDS
 from app.projects.lifecycle import delete_project
-from app.projects.views.access import MANAGERS, export_download, owned_project
+from app.projects.progress.listing import project_summaries, visible_projects
+from app.projects.views.access import (
+    MANAGERS,
+    changeable_project,
+    export_download,
+    owned_project,
+)
 from app.projects.views.blueprint import bp
 
 
 @bp.route("/")
 @roles_required(*MANAGERS)
 def home():
-    query = select(Project).where(Project.state == ProjectState.READY.value)
-    query = query.order_by(Project.created_at.desc())
-    if current_user.role == "manager":
-        query = query.where(Project.owner_id == current_user.id)
-    projects = db.session.scalars(query).all()
-    return render_template("projects/home.html", projects=projects)
+    """A manager's projects (an admin's: everyone's) with their counts and progress."""
+    me = db.session.get(User, current_user.id)
+    return render_template("projects/home.html", summaries=project_summaries(visible_projects(me)))
 
 
 @bp.route("/<int:project_id>")
@@ -49,7 +52,7 @@ def export(project_id: int, kind: str):
 @bp.route("/<int:project_id>/delete", methods=["GET", "POST"])
 @roles_required(*MANAGERS)
 def delete(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     if request.method == "GET":
         return render_template("projects/delete.html", project=project)
     if request.form.get("confirm_name", "").strip() != project.name:

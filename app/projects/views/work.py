@@ -17,7 +17,7 @@ from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
 from app.projects.staffing.recommendation import distribution_chart, form_recommendation
-from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import (
     KEY_SLOTS,
@@ -39,9 +39,9 @@ def _blocking_page(project, preview=None, problems=(), status=200):
 @bp.route("/<int:project_id>/blocking", methods=["GET", "POST"])
 @roles_required(*MANAGERS)
 def blocking(project_id: int):
-    project = owned_project(project_id)
     if request.method == "GET":
-        return _blocking_page(project)
+        return _blocking_page(owned_project(project_id))
+    project = changeable_project(project_id)
     try:
         rules = parse_rules(request.form)
         if request.form.get("action") != "create":
@@ -63,7 +63,7 @@ def _workers() -> list[User]:
 @bp.route("/<int:project_id>/assignments", methods=["GET", "POST"])
 @roles_required(*MANAGERS)
 def assignments(project_id: int):
-    project = owned_project(project_id)
+    project = (owned_project if request.method == "GET" else changeable_project)(project_id)
     workers = _workers()
     page = "projects/assignments.html"
     advice, n_pairs = form_recommendation(project)
@@ -93,7 +93,7 @@ def assignments(project_id: int):
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")
 @roles_required("manager")  # the owning manager only, as in the API (README, Security model)
 def budget(project_id: int, assignment_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     assignment = db.session.get(Assignment, assignment_id)
     if assignment is None or assignment.project_id != project.id:
         return redirect(url_for("projects.progress", project_id=project.id))
