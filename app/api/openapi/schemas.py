@@ -12,7 +12,11 @@ INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 # ids are INTEGER columns (32-bit on PostgreSQL)
 ID = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
 NUMBER = {"type": "number"}
-BUDGET_VALUE = {"type": "number", "minimum": 0, "maximum": 1}
+# Budgets and risks are fractions of the maximum KAPR (1) in the API; the pages show and take
+# them in percent (app/units.py): 0.005 here is the 0.5 % a manager types.
+UNIT = "a fraction of the maximum KAPR (1): 0.005 is the 0.5% the pages show"
+BUDGET_VALUE = {"type": "number", "minimum": 0, "maximum": 1, "description": UNIT}
+RISK = {"type": "number", "description": UNIT}
 OK = {"type": "object", "required": ["ok"], "properties": {"ok": {"const": True}}}
 CREATED = {"type": "object", "required": ["id"], "properties": {"id": ID}}
 PAGE_QUERY = {"page": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}}
@@ -192,7 +196,7 @@ BUDGET_BODY = {"type": "object", "required": ["budget"], "properties": {"budget"
 BUDGET_CHANGED = {
     "type": "object",
     "required": ["budget", "previous"],
-    "properties": {"budget": NUMBER, "previous": NUMBER},
+    "properties": {"budget": RISK, "previous": RISK},
 }
 
 
@@ -222,7 +226,7 @@ def blocking(config: Mapping[str, Any]) -> dict[str, Any]:
 METERS = {
     "type": "object",
     "required": ["budget", "kapr", "kapr_exact"],
-    "properties": {"budget": NUMBER, "kapr": NUMBER, "kapr_exact": {"type": "string"}},
+    "properties": {"budget": RISK, "kapr": RISK, "kapr_exact": {"type": "string"}},
 }
 REVEALED = {
     "type": "object",
@@ -289,7 +293,7 @@ CONFLICTS = {
     "required": ["policy", "resolver_budget", "conflicts"],
     "properties": {
         "policy": {"type": "string"},
-        "resolver_budget": NUMBER,
+        "resolver_budget": RISK,
         "conflicts": {"type": "array", "items": OBJECT},
     },
 }
