@@ -294,7 +294,10 @@
       renderMeters();
       say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.position + 1}: +${pct(res.body.cost)} privacy risk.`);
     } else if (res.body.error === "budget_exceeded") {
-      applyMeters(res.body.assignment);  // the server's meters: another tab may have spent
+      // The server's meters; if they moved, another tab spent: read what it revealed too.
+      const moved = res.body.assignment && res.body.assignment.kapr_exact !== data.assignment.kapr_exact;
+      applyMeters(res.body.assignment);
+      if (moved) await load();
       alarm(`Refused: this reveal would cost ${pct(res.body.next_cost)} and take your privacy risk ` +
         `(${pct(res.body.kapr)}) over your budget of ${pct(data.assignment.budget)}. Nothing was revealed.`);
       const again = $("grid").querySelector(`.cell[data-pair="${target.pair_id}"][data-row="${target.row}"][data-attr="${CSS.escape(target.attribute)}"]`);
