@@ -13,6 +13,13 @@ from app.core.disclosure.attributes import (
     normalize,
 )
 from app.core.disclosure.bidi import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
+from app.core.disclosure.dates import (
+    COMMON_FORMATS,
+    DateFormat,
+    date_format,
+    format_label,
+    normalize_date,
+)
 from app.core.disclosure.display import (
     MASK,
     SYMBOLS,
@@ -32,6 +39,7 @@ from app.core.disclosure.marks import frequency_class, is_day_month_swap, name_s
 __all__ = [
     "BIDI_CONTROLS",
     "CLUSTER_COLUMNS",
+    "COMMON_FORMATS",
     "FIRST_NAMES",
     "LAST_NAMES",
     "MASK",
@@ -40,6 +48,7 @@ __all__ = [
     "Alignment",
     "AttributeType",
     "CellView",
+    "DateFormat",
     "Comparison",
     "Level",
     "Op",
@@ -49,7 +58,9 @@ __all__ = [
     "align",
     "align_bounded",
     "compare",
+    "date_format",
     "format_date",
+    "format_label",
     "frequency_class",
     "is_day_month_swap",
     "name_columns",
@@ -58,6 +69,7 @@ __all__ = [
     "neutralise_bidi_json",
     "next_level",
     "normalize",
+    "normalize_date",
     "osa_distance",
     "partial_available",
     "shown",
