@@ -5,7 +5,7 @@ A layout is a ``strftime``-style pattern made of ``%Y`` (four-digit year), ``%m`
 ``%Y-%m-%d``, ``%Y%m%d`` (FEBRL), ``%d.%m.%Y``, ... Reading is strict: the whole value must
 match (no time part, no trailing text), a month or day beside a separator may have one or two
 digits, and a field with no separator beside it (``%Y%m%d``) must have exactly its width. The
-date must exist in the calendar. Without a layout, :func:`app.core.attributes.normalize`
+date must exist in the calendar. Without a layout, :func:`app.core.disclosure.normalize`
 accepts ``MM/DD/YYYY`` and ``YYYY-MM-DD``, as before.
 
 Errors never quote the value: they say which layout was expected, or which part of the date

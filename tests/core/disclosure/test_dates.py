@@ -1,4 +1,4 @@
-"""Date layouts chosen per column (app.core.dates): strict, calendar-checked, value-free errors."""
+"""Date layouts per column (app.core.disclosure.dates): strict, calendar-checked, value-free."""
 
 from __future__ import annotations
 
