@@ -57,7 +57,7 @@ def test_mapping_defaults_only_names_and_dates_identifying(app, live_server, pag
     )
 
     # Import as proposed, make pairs, and open risk against utility naming no column.
-    page.get_by_label("Repeated ids").select_option("keep_first")
+    page.get_by_label("Record ids").select_option("keep_first")
     page.get_by_role("button", name="Validate").click()
     page.get_by_text("Every row is valid.").wait_for()
     page.get_by_role("button", name="Import").click()

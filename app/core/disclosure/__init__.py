@@ -18,6 +18,7 @@ from app.core.disclosure.dates import (
     DateFormat,
     date_format,
     format_label,
+    guess_format,
     normalize_date,
 )
 from app.core.disclosure.display import (
@@ -61,6 +62,7 @@ __all__ = [
     "date_format",
     "format_date",
     "format_label",
+    "guess_format",
     "frequency_class",
     "is_day_month_swap",
     "name_columns",

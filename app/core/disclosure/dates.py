@@ -19,9 +19,16 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.core.disclosure.attributes import MISSING_TOKENS
+from app.core.disclosure.attributes import MISSING_TOKENS, normalize
 
-__all__ = ["COMMON_FORMATS", "DateFormat", "date_format", "format_label", "normalize_date"]
+__all__ = [
+    "COMMON_FORMATS",
+    "DateFormat",
+    "date_format",
+    "format_label",
+    "guess_format",
+    "normalize_date",
+]
 
 #: The layouts the mapping form offers, with how a person reads them.
 COMMON_FORMATS: dict[str, str] = {
@@ -124,3 +131,28 @@ def normalize_date(raw: object, pattern: str) -> str | None:
     if text.lower() in MISSING_TOKENS:
         return None
     return _parse(pattern, text)
+
+
+def _reads(pattern: str | None, values: list[str]) -> int:
+    read = 0
+    for value in values:
+        try:
+            (normalize_date(value, pattern) if pattern else normalize("date", value))
+            read += 1
+        except ValueError:
+            pass
+    return read
+
+
+def guess_format(values) -> str:
+    """The layout that reads the most of ``values`` (a column's first values); ``""`` (the
+    default layouts) when they read as many. A day above 12 in front picks ``%d/%m/%Y``."""
+    sample = [v.strip() for v in values if v and v.strip().lower() not in MISSING_TOKENS]
+    if not sample:
+        return ""
+    best, most = "", _reads(None, sample)
+    for pattern in COMMON_FORMATS:
+        read = _reads(pattern, sample)
+        if read > most:
+            best, most = pattern, read
+    return best

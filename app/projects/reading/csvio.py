@@ -62,6 +62,8 @@ class ImportProblem:
     message: str
 
     def __str__(self) -> str:
+        if self.line is None and self.column is None:
+            return self.message  # about the whole file, which the message names
         where = f"line {self.line}" if self.line is not None else "file"
         if self.column is not None:
             where += f", column {self.column!r}"

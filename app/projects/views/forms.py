@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.core.disclosure import AttributeType
+from app.core.disclosure import AttributeType, date_format
 from app.models import EvidenceModel
 
 __all__ = [
@@ -60,15 +60,22 @@ def parse_settings(form: Mapping[str, str]) -> dict:
     return settings
 
 
-def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bool) -> dict:
-    """The role and type of every column (fields ``role-<i>`` and ``type-<i>``).
+def parse_columns(
+    form: Mapping[str, str], header: Sequence[str], *, with_id: bool, generate_ids: bool = False
+) -> dict:
+    """The role, type and date layout of every column (``role-<i>``, ``type-<i>``,
+    ``format-<i>``).
 
-    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns], "truth"}``,
-    in header order. ``with_id`` asks for exactly one id column (not for pair files). The
-    ``truth`` column (or None) is a sensitive column too: it goes to the vault like them.
+    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns], "truth",
+    "formats": {column: layout}}``, in header order. ``with_id`` asks for exactly one id
+    column (not for pair files). With ``generate_ids`` record ids are made from the rows
+    (``id_column`` is None): a column marked "id" is kept as the ground truth (same id, same
+    person), or as a sensitive column when another one is the truth. The ``truth`` column (or
+    None) is a sensitive column too: it goes to the vault like them.
     """
     problems: list[str] = []
     plan: dict = {"id_column": None, "identifying": {}, "sensitive": [], "truth": None}
+    plan["formats"] = {}
     for i, column in enumerate(header):
         role = form.get(f"role-{i}", "ignored")
         if role not in ROLES or (role == "id" and not with_id):
@@ -82,6 +89,13 @@ def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bo
             if kind not in set(AttributeType):
                 problems.append(f"column {column!r}: unknown type {kind!r}")
             plan["identifying"][column] = kind
+            layout = (form.get(f"format-{i}") or "").strip()
+            if layout and kind == AttributeType.DATE:
+                try:
+                    date_format(layout)
+                    plan["formats"][column] = layout
+                except ValueError as exc:
+                    problems.append(f"column {column!r}: {exc}")
         elif role == "sensitive":
             plan["sensitive"].append(column)
         elif role == "truth":
@@ -89,10 +103,17 @@ def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bo
                 problems.append(f"only one ground-truth column: {plan['truth']!r} or {column!r}")
             plan["truth"] = column
             plan["sensitive"].append(column)
-        if role != "ignored" and (not column or column.lower() == "id") and role != "id":
-            problems.append(f"column {column!r} needs a name other than 'id' to be an attribute")
-    if with_id and plan["id_column"] is None:
-        problems.append("choose the column that holds each record's unique id")
+        if role != "ignored" and not column:
+            problems.append(f"column {i + 1} needs a name to be imported")
+    if generate_ids and plan["id_column"] is not None:
+        kept = plan.pop("id_column")
+        plan["id_column"] = None
+        plan["sensitive"].append(kept)
+        plan["truth"] = plan["truth"] or kept
+    elif with_id and plan["id_column"] is None:
+        problems.append(
+            "choose the column that holds each record's unique id, or generate record ids"
+        )
     if not plan["identifying"]:
         problems.append("choose at least one identifying column (shown masked to workers)")
     if problems:
@@ -117,7 +138,13 @@ def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
             key = {"attribute": attribute, "transform": form.get(f"rule-{r}-transform-{k}")}
             key["transform"] = key["transform"] or "exact"
             if key["transform"] in ("first_n", "last_n"):
-                key["n"] = _number(form, f"rule-{r}-n-{k}", int, f"rule {r + 1}: n", problems, 0)
+                where = f"rule {r + 1}, key {k + 1}"
+                if not (form.get(f"rule-{r}-n-{k}") or "").strip():
+                    problems.append(
+                        f"{where}: {key['transform']} needs n, how many characters (1 or more)"
+                    )
+                    continue
+                key["n"] = _number(form, f"rule-{r}-n-{k}", int, f"{where}: n", problems, 0)
             keys.append(key)
         if keys:
             rules.append(keys)
