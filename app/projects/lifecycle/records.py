@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, name_columns, normalize, normalize_date
 from app.projects.reading.pairfile import NameFrequencies
+from app.projects.reading.pairfile_internal import MAX_COUNT
 
 __all__ = ["LISTED", "Prepared", "RecordProblems", "prepare_records", "read_frequencies"]
 
@@ -128,8 +129,8 @@ def read_frequencies(raw: object, attributes: Sequence, problems: RecordProblems
             normal = normalize(AttributeType.STRING, name)
             if normal is None or isinstance(count, bool) or not isinstance(count, int):
                 problems.add(f"'name_frequencies.{which}' entry {k}: a name and a whole count")
-            elif count < 0:
-                problems.add(f"'name_frequencies.{which}' entry {k}: a count >= 0")
+            elif not 0 <= count <= MAX_COUNT:
+                problems.add(f"'name_frequencies.{which}' entry {k}: a count from 0 to {MAX_COUNT}")
             else:
                 tables[which][normal[:200]] = count
     return NameFrequencies(tables["first"], tables["last"])

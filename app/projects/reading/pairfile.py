@@ -33,7 +33,9 @@ from app.projects.reading.pairfile_display import (
     read_display_rows,
 )
 from app.projects.reading.pairfile_internal import (
+    COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
+    is_count,
     is_internal_header,
     read_internal_rows,
 )
@@ -253,8 +255,8 @@ def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequ
                 problems.add(line, None, "the first field must be F or L")
             elif name is None:
                 problems.add(line, None, "empty name")
-            elif not raw_count.isdigit():
-                problems.add(line, None, "count must be a whole number >= 0")
+            elif not is_count(raw_count):
+                problems.add(line, None, f"count {COUNT_MESSAGE}")
             elif (kind.upper(), name) in lines:
                 message = f"this name is listed again (line {lines[kind.upper(), name]})"
                 problems.add(line, None, message)

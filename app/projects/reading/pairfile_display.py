@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.disclosure import AttributeType, name_columns, normalize
+from app.projects.reading.pairfile_internal import COUNT_MESSAGE, is_count
 
 __all__ = ["DISPLAY_STRUCTURE", "DisplayRows", "is_display_header", "read_display_rows"]
 
@@ -105,8 +106,8 @@ def _count(line, row, frequency_of, counts, problems) -> None:
         raw, attribute = row.get(column, ""), frequency_of[kind]
         if not raw:
             continue
-        if not raw.isdigit():
-            problems.add(line, column, "must be a whole number >= 0")
+        if not is_count(raw):
+            problems.add(line, column, COUNT_MESSAGE)
         elif attribute is not None:
             name = normalize(AttributeType.STRING, row[attribute])
             if name is not None:

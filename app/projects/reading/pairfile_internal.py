@@ -30,13 +30,29 @@ from collections.abc import Mapping
 from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
-__all__ = ["INTERNAL_STRUCTURE", "count_names", "is_internal_header", "read_internal_rows"]
+__all__ = [
+    "COUNT_MESSAGE",
+    "INTERNAL_STRUCTURE",
+    "MAX_COUNT",
+    "count_names",
+    "is_count",
+    "is_internal_header",
+    "read_internal_rows",
+]
 
 #: Columns of the internal format that are not record attributes.
 INTERNAL_STRUCTURE = ("ID", "type", "file_id", "cntfn", "cntln", "same")
 #: Any of these in a header without ``PairID`` means the internal format.
 _MARKERS = ("file_id", "cntfn", "cntln", "same")
 _COUNTS = {"cntfn": ("F", "first_name"), "cntln": ("L", "last_name")}
+#: Largest name count (``name_frequencies.count`` is a 32-bit column).
+MAX_COUNT = 2**31 - 1
+COUNT_MESSAGE = f"must be a whole number from 0 to {MAX_COUNT:,}"
+
+
+def is_count(raw: str) -> bool:
+    """True for a name count the database can hold."""
+    return raw.isascii() and raw.isdigit() and int(raw) <= MAX_COUNT
 
 
 def is_internal_header(names: list[str]) -> bool:
@@ -98,8 +114,8 @@ def count_names(line, row, columns: Mapping[str, tuple[str, str]], counts, probl
     column (``{"cntfn": ("F", "first_name")}``); the larger count of a name wins."""
     for column, (kind, attribute) in columns.items():
         raw = row[column]
-        if not raw.isdigit():
-            problems.add(line, column, "must be a whole number >= 0")
+        if not is_count(raw):
+            problems.add(line, column, COUNT_MESSAGE)
             continue
         if attribute not in row:
             continue
