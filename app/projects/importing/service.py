@@ -52,6 +52,7 @@ __all__ = [
     "default_type",
     "fill_import",
     "finish_import",
+    "import_checked",
     "import_upload",
     "start_import",
     "mapping_columns",
@@ -137,10 +138,17 @@ def import_upload(staged: Staged, plan: dict, owner: User, progress=None) -> Pro
     (settings); the caller must then roll back, and nothing is left behind.
     ``progress(done, total)``, if given, is called after every chunk of records.
     """
+    return import_checked(staged, plan, owner, progress)[0]
+
+
+def import_checked(
+    staged: Staged, plan: dict, owner: User, progress=None
+) -> tuple[Project, Checked]:
+    """:func:`import_upload`, also returning what the check found."""
     project = start_import(staged, plan, owner)
-    fill_import(project, staged, plan, progress)
+    checked = fill_import(project, staged, plan, progress)
     finish_import(project)
-    return project
+    return project, checked
 
 
 def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = None) -> Project:
