@@ -16,11 +16,15 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 from werkzeug.datastructures import FileStorage
 
-from app.core.disclosure import guess_format
 from app.extensions import db
 from app.models import User
 from app.projects.importing import default_role, default_type, discard, mapping_columns, previews
-from app.projects.importing.layouts import HEADER_CHOICES, set_layout, stage_upload
+from app.projects.importing.layouts import (
+    HEADER_CHOICES,
+    guess_date_formats,
+    set_layout,
+    stage_upload,
+)
 from app.projects.importing.pending import check_plan, estimate_rows
 from app.projects.importing.service import import_checked
 from app.projects.importing.uploads import UploadError
@@ -56,16 +60,13 @@ def _stage(name, kind, files: dict[str, Path], owner: User, header: str, names: 
     return staged
 
 
-def _form(columns, shown, kind, roles, types, formats) -> dict[str, str]:
+def _form(columns, guessed, kind, roles, types, formats) -> dict[str, str]:
     """The mapping form as the page would send it, with the options' changes."""
-    data = shown["pairs" if kind == "pairfile" else "A"]
     form = {}
     for i, column in enumerate(columns):
-        at = data.header.index(column)
-        values = [row[at] for row in data.rows if at < len(row)]
         form[f"role-{i}"] = roles.get(column, default_role(column, with_id=kind != "pairfile"))
         form[f"type-{i}"] = types.get(column, default_type(column))
-        form[f"format-{i}"] = formats.get(column, guess_format(values))
+        form[f"format-{i}"] = formats.get(column, guessed.get(column, ""))
     return form
 
 
@@ -123,7 +124,8 @@ def import_command(name, files, kind, owner, freq, header, names, roles, types, 
     try:
         shown = previews(staged)
         columns = mapping_columns(staged, shown)
-        form = _form(columns, shown, kind, *(_pairs(v, o) for v, o in (
+        guessed = guess_date_formats(staged)
+        form = _form(columns, guessed, kind, *(_pairs(v, o) for v, o in (
             (roles, "--role"), (types, "--type"), (formats, "--format"))))  # fmt: skip
         plan = parse_columns(form, columns, with_id=kind != "pairfile",
                              generate_ids=ids == "generate")  # fmt: skip

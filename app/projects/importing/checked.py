@@ -9,7 +9,7 @@ record ids were generated, pairs, blocks and name frequencies. Lists keep their 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
@@ -38,7 +38,7 @@ class Checked:
         for problem in problems:
             self.dropped_total += 1
             if len(self.dropped) < LISTED:
-                self.dropped.append(f"{label}: {problem}")
+                self.dropped.append(str(replace(problem, file=label)))
 
     def note_missing(self, label: str, problems: Iterable[ImportProblem]) -> None:
         """Values of ``label``'s file that could not be read and are kept as missing."""
@@ -47,7 +47,7 @@ class Checked:
             key = f"{label}, column {problem.column}"
             self.missing_columns[key] = self.missing_columns.get(key, 0) + 1
             if len(self.missing) < LISTED:
-                self.missing.append(f"{label}: {problem}")
+                self.missing.append(str(replace(problem, file=label)))
 
     @property
     def clean(self) -> bool:
@@ -60,5 +60,5 @@ def labelled(label, function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except CsvImportError as exc:
-        problems = [ImportProblem(p.line, p.column, f"{label}: {p.message}") for p in exc.problems]
+        problems = [ImportProblem(p.line, p.column, p.message, label) for p in exc.problems]
         raise CsvImportError(problems, truncated=exc.truncated, total=exc.total) from None

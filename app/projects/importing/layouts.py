@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from app.core.disclosure import guess_format
 from app.projects.importing.uploads import Staged, UploadError, stage
-from app.projects.reading.csvio import CsvImportError
+from app.projects.reading.csvio import CsvImportError, preview
 from app.projects.reading.layout import check_names, default_names, guess_layout
 
 __all__ = [
     "FREQ_NAMES",
     "HEADER_CHOICES",
+    "guess_date_formats",
     "guess_layouts",
     "names_of",
     "set_layout",
@@ -114,3 +116,21 @@ def set_layout(staged: Staged, headers: Mapping[str, bool], names: Sequence[str]
     staged.meta["layout"] = layouts
     staged.meta["names"] = names if headerless else None
     staged.save()
+
+
+#: Rows read to guess each column's date layout (a few swapped days must not decide it).
+FORMAT_SAMPLE = 500
+
+
+def guess_date_formats(staged: Staged) -> dict[str, str]:
+    """``{column: layout}`` of the data file's columns, from its first rows: the layout that
+    reads the most values, the default one (``""``) when it reads as many."""
+    label = "pairs" if staged.has("pairs") else "A"
+    try:
+        shown = preview(staged.path(label), FORMAT_SAMPLE, names=names_of(staged, label))
+    except CsvImportError:
+        return {}
+    return {
+        column: guess_format([row[i] for row in shown.rows if i < len(row)])
+        for i, column in enumerate(shown.header)
+    }

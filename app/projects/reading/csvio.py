@@ -60,14 +60,16 @@ class ImportProblem:
     line: int | None
     column: str | None
     message: str
+    file: str | None = None  # which upload ("file A"), when there are several
 
     def __str__(self) -> str:
-        if self.line is None and self.column is None:
-            return self.message  # about the whole file, which the message names
-        where = f"line {self.line}" if self.line is not None else "file"
+        where = [self.file] if self.file else []
+        if self.line is not None:
+            where.append(f"line {self.line}")
         if self.column is not None:
-            where += f", column {self.column!r}"
-        return f"{where}: {self.message}"
+            where += [] if where else ["file"]
+            where.append(f"column {self.column!r}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
 class CsvImportError(ValueError):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.core.disclosure import COMMON_FORMATS, guess_format
+from app.core.disclosure import COMMON_FORMATS
 from app.projects.importing import Staged
-from app.projects.importing.layouts import HEADER_CHOICES
+from app.projects.importing.layouts import HEADER_CHOICES, guess_date_formats
 
 __all__ = ["Problems", "mapping_context"]
 
@@ -31,17 +31,10 @@ class Problems:
 
 def mapping_context(staged: Staged, shown: dict) -> dict:
     """The layouts of the files, the date layouts offered and guessed per column."""
-    data = "pairs" if "pairs" in shown else "A"
-    preview = shown.get(data)
-    guessed = {}
-    if preview is not None:
-        for i, column in enumerate(preview.header):
-            guessed[column] = guess_format([row[i] for row in preview.rows if i < len(row)])
-    names = staged.meta.get("names") or []
     return {
         "layouts": staged.meta.get("layout", {}),
-        "names": names,
+        "names": staged.meta.get("names") or [],
         "header_choices": HEADER_CHOICES,
         "date_formats": COMMON_FORMATS,
-        "guessed_formats": guessed,
+        "guessed_formats": guess_date_formats(staged) if shown else {},
     }

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.disclosure import COMMON_FORMATS, date_format, format_label, normalize, normalize_date
+from app.core.disclosure import (
+    COMMON_FORMATS,
+    date_format,
+    format_label,
+    guess_format,
+    normalize,
+    normalize_date,
+)
 
 
 @given(day=st.dates(min_value=dt.date(1000, 1, 1)), pattern=st.sampled_from(sorted(COMMON_FORMATS)))
@@ -68,3 +75,13 @@ def test_labels():
     assert format_label("%Y%m%d") == "YYYYMMDD"
     assert format_label(None) == "MM/DD/YYYY or YYYY-MM-DD"
     assert all(format_label(p) == label for p, label in COMMON_FORMATS.items())
+
+
+def test_the_guess_follows_the_most_values_not_a_few_swapped_days():
+    us = [f"{m:02d}/{d:02d}/1990" for m in range(1, 13) for d in range(1, 29)]
+    swapped = ["13/04/1990", "25/12/1990"]  # day first, as a typo or a swap
+    assert guess_format(us + swapped) == ""  # the default layouts read the most
+    european = [f"{d:02d}/{m:02d}/1990" for m in range(1, 13) for d in range(1, 29)]
+    assert guess_format(european) == "%d/%m/%Y"
+    assert guess_format(["19460704", "20011231", "", "19461304"]) == "%Y%m%d"
+    assert guess_format(["LYNN", "JEAN"]) == ""

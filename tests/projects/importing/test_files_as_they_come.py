@@ -216,7 +216,7 @@ def test_generated_ids_keep_every_row_with_the_id_as_ground_truth(app, people):
             write(staged, plan, people["max"])
         db.session.rollback()
         assert [str(p) for p in caught.value.problems] == [
-            "line 9: file B: expected 12 fields (as in the header), found 11"
+            "file B, line 9: expected 12 fields (as in the header), found 11"
         ]
         staged = upload(people["max"], "dedupe", A=MINDFIRL / "dev_file1.csv")
         project, checked = write(staged, plan, people["max"])
@@ -239,8 +239,8 @@ def test_every_problem_of_both_files_is_counted(app, people):
             write(staged, plan, people["max"])
         db.session.rollback()
         problems = [str(p) for p in caught.value.problems]
-        assert sum("file A: duplicate id" in p for p in problems) == 4
-        assert sum("file B: duplicate id" in p for p in problems) == 4
+        assert sum(p.startswith("file A, line") and "duplicate id" in p for p in problems) == 4
+        assert sum(p.startswith("file B, line") and "duplicate id" in p for p in problems) == 4
         assert caught.value.total == len(problems) == 9  # and B's 11-field row
         assert db.session.scalar(select(func.count(Project.id))) == 0
         assert db.session.scalar(select(func.count(Pair.id))) == 0

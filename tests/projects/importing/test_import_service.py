@@ -104,7 +104,7 @@ def test_rejecting_duplicates_lists_row_numbers(app, people):
         with pytest.raises(CsvImportError) as caught:
             check_and_write(staged, dev_plan(on_duplicate_id="error"), owner)
         db.session.rollback()
-        assert str(caught.value.problems[0]).startswith("line 3, column 'ID': file A: duplicate")
+        assert str(caught.value.problems[0]).startswith("file A, line 3, column 'ID': duplicate")
 
 
 @pytest.mark.parametrize(
