@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
-__all__ = ["LISTED", "Checked", "labelled"]
+__all__ = ["LISTED", "Checked", "file_label", "labelled"]
 
 LISTED = 100
 
@@ -62,3 +62,11 @@ def labelled(label, function, *args, **kwargs):
     except CsvImportError as exc:
         problems = [ImportProblem(p.line, p.column, p.message, label) for p in exc.problems]
         raise CsvImportError(problems, truncated=exc.truncated, total=exc.total) from None
+
+
+_FILE_LABELS = {"pairs": "pair file", "freq": "name frequencies"}
+
+
+def file_label(label: str) -> str:
+    """How messages name a staged file: ``file A``, ``file B``, ``pair file``, ..."""
+    return _FILE_LABELS.get(label, f"file {label}")

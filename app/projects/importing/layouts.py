@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.core.disclosure import guess_format
+from app.projects.importing.checked import file_label
 from app.projects.importing.uploads import Staged, UploadError, stage
 from app.projects.reading.csvio import CsvImportError, preview
 from app.projects.reading.layout import check_names, default_names, guess_layout
@@ -110,7 +111,7 @@ def set_layout(staged: Staged, headers: Mapping[str, bool], names: Sequence[str]
         names = _defaults(staged, layouts)
     problems = []
     for label, width in headerless:
-        problems += [f"file {label}: {p}" for p in check_names(names, width)]
+        problems += [f"{file_label(label)}: {p}" for p in check_names(names, width)]
     if problems:
         raise UploadError("; ".join(dict.fromkeys(problems)))
     staged.meta["layout"] = layouts

@@ -26,7 +26,7 @@ from app.models import (
     User,
 )
 from app.models import ProjectKind as Kind
-from app.projects.importing.checked import Checked, labelled
+from app.projects.importing.checked import Checked, file_label, labelled
 from app.projects.importing.layouts import names_of
 from app.projects.importing.pairfiles import import_pairfile, new_source, store_frequency_file
 from app.projects.importing.recovery import importer_id
@@ -65,7 +65,7 @@ def previews(staged: Staged, rows: int = 5) -> dict[str, Preview]:
     out = {}
     for label in staged.labels():
         names = names_of(staged, label)
-        out[label] = labelled(label, preview, staged.path(label), rows, names=names)
+        out[label] = labelled(file_label(label), preview, staged.path(label), rows, names=names)
     return out
 
 
@@ -195,11 +195,11 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
         failed: list[CsvImportError] = []
         for label in staged.record_labels():
             source = new_source(project, label, staged.meta["filenames"].get(label))
-            names = names_of(staged, label)
+            names, named = names_of(staged, label), file_label(label)
             try:
-                for batch in _batches(f"file {label}", staged.path(label), mapping, policy, names):
-                    checked.note_dropped(f"file {label}", (p for d, p in batch.problems if d))
-                    checked.note_missing(f"file {label}", batch.missing)
+                for batch in _batches(named, staged.path(label), mapping, policy, names):
+                    checked.note_dropped(named, (p for d, p in batch.problems if d))
+                    checked.note_missing(named, batch.missing)
                     if failed:  # an earlier file is bad: only check this one
                         continue
                     insert_columns(
