@@ -26,11 +26,11 @@ from app.projects.importing.layouts import (
     stage_upload,
 )
 from app.projects.importing.pending import check_plan, estimate_rows
+from app.projects.importing.plans import ColumnChoice, PlanError, plan_columns
 from app.projects.importing.service import import_checked
 from app.projects.importing.uploads import UploadError
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading import CsvImportError
-from app.projects.views.forms import FormError, parse_columns
 
 projects = AppGroup("projects", help="Import projects from files.")
 
@@ -60,14 +60,19 @@ def _stage(name, kind, files: dict[str, Path], owner: User, header: str, names: 
     return staged
 
 
-def _form(columns, guessed, kind, roles, types, formats) -> dict[str, str]:
-    """The mapping form as the page would send it, with the options' changes."""
-    form = {}
-    for i, column in enumerate(columns):
-        form[f"role-{i}"] = roles.get(column, default_role(column, with_id=kind != "pairfile"))
-        form[f"type-{i}"] = types.get(column, default_type(column))
-        form[f"format-{i}"] = formats.get(column, guessed.get(column, ""))
-    return form
+def _choices(columns, guessed, kind, roles, types, formats) -> list[ColumnChoice]:
+    """Each column's role, type and layout as the mapping page proposes them, with the
+    options' changes."""
+    with_id = kind != "pairfile"
+    return [
+        ColumnChoice(
+            column,
+            roles.get(column, default_role(column, with_id=with_id)),
+            types.get(column, default_type(column)),
+            formats.get(column, guessed.get(column, "")),
+        )
+        for column in columns
+    ]
 
 
 def _problems(exc: Exception) -> str:
@@ -125,17 +130,16 @@ def import_command(name, files, kind, owner, freq, header, names, roles, types, 
         shown = previews(staged)
         columns = mapping_columns(staged, shown)
         guessed = guess_date_formats(staged)
-        form = _form(columns, guessed, kind, *(_pairs(v, o) for v, o in (
+        choices = _choices(columns, guessed, kind, *(_pairs(v, o) for v, o in (
             (roles, "--role"), (types, "--type"), (formats, "--format"))))  # fmt: skip
-        plan = parse_columns(form, columns, with_id=kind != "pairfile",
-                             generate_ids=ids == "generate")  # fmt: skip
+        plan = plan_columns(choices, with_id=kind != "pairfile", generate_ids=ids == "generate")
         plan |= {"header": columns, "on_duplicate_id": ids, "invalid_dates": invalid_dates,
                  "frequencies": freq is not None}  # fmt: skip
         plan["settings"] = {"kappa": kappa, "default_budget": budget, "page_size": page_size}
         check_plan(plan)
         staged.meta["rows"] = estimate_rows(staged)  # the progress lines' total
         project, checked = import_checked(staged, plan, user, progress=_progress)
-    except (FormError, ProjectSpecError, CsvImportError, UploadError) as exc:
+    except (PlanError, ProjectSpecError, CsvImportError, UploadError) as exc:
         db.session.rollback()
         raise click.ClickException(_problems(exc)) from None
     finally:

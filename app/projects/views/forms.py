@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.core.disclosure import AttributeType, date_format
+from app.core.disclosure import AttributeType
 from app.models import EvidenceModel
+from app.projects.importing.plans import ROLES, ColumnChoice, PlanError, plan_columns
 
 __all__ = [
     "ROLES",
@@ -20,8 +21,6 @@ __all__ = [
     "parse_settings",
 ]
 
-#: What a column can be in the mapping step.
-ROLES = ("ignored", "id", "identifying", "sensitive", "truth")
 #: Rule and key slots shown on the blocking page.
 RULE_SLOTS, KEY_SLOTS = 4, 3
 
@@ -64,61 +63,21 @@ def parse_columns(
     form: Mapping[str, str], header: Sequence[str], *, with_id: bool, generate_ids: bool = False
 ) -> dict:
     """The role, type and date layout of every column (``role-<i>``, ``type-<i>``,
-    ``format-<i>``).
-
-    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns], "truth",
-    "formats": {column: layout}}``, in header order. ``with_id`` asks for exactly one id
-    column (not for pair files). With ``generate_ids`` record ids are made from the rows
-    (``id_column`` is None): a column marked "id" is kept as the ground truth (same id, same
-    person), or as a sensitive column when another one is the truth. The ``truth`` column (or
-    None) is a sensitive column too: it goes to the vault like them.
-    """
-    problems: list[str] = []
-    plan: dict = {"id_column": None, "identifying": {}, "sensitive": [], "truth": None}
-    plan["formats"] = {}
-    for i, column in enumerate(header):
-        role = form.get(f"role-{i}", "ignored")
-        if role not in ROLES or (role == "id" and not with_id):
-            problems.append(f"column {column!r}: choose one of the listed roles")
-        elif role == "id":
-            if plan["id_column"] is not None:
-                problems.append(f"only one unique id column: {plan['id_column']!r} or {column!r}")
-            plan["id_column"] = column
-        elif role == "identifying":
-            kind = form.get(f"type-{i}", AttributeType.STRING.value)
-            if kind not in set(AttributeType):
-                problems.append(f"column {column!r}: unknown type {kind!r}")
-            plan["identifying"][column] = kind
-            layout = (form.get(f"format-{i}") or "").strip()
-            if layout and kind == AttributeType.DATE:
-                try:
-                    date_format(layout)
-                    plan["formats"][column] = layout
-                except ValueError as exc:
-                    problems.append(f"column {column!r}: {exc}")
-        elif role == "sensitive":
-            plan["sensitive"].append(column)
-        elif role == "truth":
-            if plan["truth"] is not None:
-                problems.append(f"only one ground-truth column: {plan['truth']!r} or {column!r}")
-            plan["truth"] = column
-            plan["sensitive"].append(column)
-        if role != "ignored" and not column:
-            problems.append(f"column {i + 1} needs a name to be imported")
-    if generate_ids and plan["id_column"] is not None:
-        kept = plan.pop("id_column")
-        plan["id_column"] = None
-        plan["sensitive"].append(kept)
-        plan["truth"] = plan["truth"] or kept
-    elif with_id and plan["id_column"] is None:
-        problems.append(
-            "choose the column that holds each record's unique id, or generate record ids"
+    ``format-<i>``) as a plan (:func:`app.projects.importing.plan_columns`), or
+    :class:`FormError` listing the problems."""
+    choices = [
+        ColumnChoice(
+            column,
+            form.get(f"role-{i}", "ignored"),
+            form.get(f"type-{i}", AttributeType.STRING.value),
+            form.get(f"format-{i}") or "",
         )
-    if not plan["identifying"]:
-        problems.append("choose at least one identifying column (shown masked to workers)")
-    if problems:
-        raise FormError(problems)
-    return plan
+        for i, column in enumerate(header)
+    ]
+    try:
+        return plan_columns(choices, with_id=with_id, generate_ids=generate_ids)
+    except PlanError as exc:
+        raise FormError(exc.problems) from None
 
 
 def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:

@@ -127,6 +127,22 @@ def test_mindfirl_2025_section2_imports_headerless_with_its_truth(app, people):
         assert {a.name for a in project.identifying} == set(STUDY_PLAN["identifying"])
 
 
+def test_ppirl_and_production_pf_import_headerless_too(app, people):
+    with app.app_context():
+        staged = upload(people["max"], "pairfile", pairs=MINDFIRL / "ppirl.csv")
+        project, checked = write(staged, STUDY_PLAN, people["max"])
+        assert checked.pairs == 6 and len(resolve_truth(project)[0]) == 6
+        staged = upload(people["max"], "pairfile", pairs=MINDFIRL / "production_p1_pf.csv")
+        assert names_of(staged, "pairs") == list(MINDFIRL_LAYOUTS[28])
+        plan = STUDY_PLAN | {
+            "sensitive": [f"info{i}" for i in range(1, 6)],
+            "truth": None,
+            "header": [n for n in MINDFIRL_LAYOUTS[28] if n not in ("PairID", "FFreq", "LFreq")],
+        }
+        project, checked = write(staged, plan, people["max"])
+        assert (checked.pairs, checked.records, checked.frequencies) == (12, {"A": 12, "B": 12}, 6)
+
+
 def test_the_header_choice_and_names_can_be_changed(app, people):
     with app.app_context():
         staged = upload(people["max"], "pairfile", header="yes", pairs=MINDFIRL / "ppirl.csv")
