@@ -13,7 +13,8 @@ from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import User
-from app.projects.lifecycle import ProjectSpecError, create_project
+from app.projects.lifecycle import ProjectSpecError
+from app.projects.lifecycle.service import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
@@ -53,17 +54,21 @@ def list_projects_view():
 
 @bp.post("/projects")
 @roles_required("manager")
-@documented("Create a project", body=schemas.project_spec, ok=schemas.CREATED, status=201)
+@documented("Create a project", body=schemas.project_spec, ok=schemas.PROJECT_CREATED, status=201)
 def create_project_view():
+    """Create a project; a refusal lists its first problems and counts them all (``total``)."""
     body = json_body()
     check_record_sizes(body, current_app.config["MAX_RECORD_CHARS"])
     try:
-        project = create_project(body, owner=current_user)
+        project, prepared = create_project_checked(body, owner=current_user)
     except ProjectSpecError as exc:
         db.session.rollback()
-        return jsonify(error="invalid_project", message=str(exc), problems=exc.problems), 400
+        return jsonify(
+            error="invalid_project", message=str(exc), problems=exc.problems, total=exc.total
+        ), 400
     db.session.commit()
-    return jsonify(id=project.id), 201
+    missing = {"total": prepared.missing.total, "first": prepared.missing.items}
+    return jsonify(id=project.id, invalid_dates_kept_missing=missing), 201
 
 
 @bp.post("/projects/<int:project_id>/assignments")

@@ -6,11 +6,13 @@ from app.cli import belief  # noqa: F401 (adds its commands to the analytics gro
 from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl`)
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
+from app.cli.projects import projects
 from app.cli.users import users
 
 
 def register(app: Flask) -> None:
     app.cli.add_command(users)
+    app.cli.add_command(projects)
     app.cli.add_command(analytics)
     app.cli.add_command(demo_command)
     app.cli.add_command(generate_data_command)

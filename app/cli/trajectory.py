@@ -3,7 +3,9 @@
 Runs the same report as the admin page's job (:func:`app.analytics.trajectory.risk.trajectory_risk`)
 in this process; its chunks go to the configured executor (threads, or the Dask cluster when
 ``JOBS_EXECUTOR=dask``). ``--json`` prints one JSON object, the same one
-``GET /api/v1/admin/jobs/<id>`` returns as ``report`` for a finished API job.
+``GET /api/v1/admin/jobs/<id>`` returns as ``report`` for a finished API job; ``--result``
+writes the whole result, as the job page's download. Progress goes to stderr, one line per
+tenth of the work.
 """
 
 from __future__ import annotations
@@ -43,11 +45,27 @@ def _runner(quiet: bool) -> jobs.ChunkRunner:
     else:
         executor = jobs.get_executor("chunks")
 
-    def report(done: int, total: int) -> None:
-        if not quiet and total:
-            click.echo(f"\r{done}/{total} chunks", nl=False, err=True)
+    return jobs.ChunkRunner(executor, _ProgressLines() if not quiet else _silent)
 
-    return jobs.ChunkRunner(executor, report)
+
+def _silent(done: int, total: int) -> None:
+    return None
+
+
+class _ProgressLines:
+    """Progress on stderr, one line per tenth of the chunks (and at the end): a terminal, a
+    log file and a pipe all read whole lines."""
+
+    def __init__(self) -> None:
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if not total:
+            return
+        tenth = 10 * done // total
+        if tenth > self.shown:
+            self.shown = tenth
+            click.echo(f"{done}/{total} chunks ({100 * done // total}%)", err=True)
 
 
 @analytics.command("rl")
@@ -88,7 +106,15 @@ def _runner(quiet: bool) -> jobs.ChunkRunner:
     help="Also run windowed searches from 1% to 100% (RL and time against window).",
 )  # noqa: E501
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_json):
+@click.option(
+    "--result",
+    "result_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write the whole result (every anonymized trajectory's link), as the job page's "
+    "download: `flask analytics links FILE` audits it.",
+)
+def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_json, result_path):
     """Record-linkage risk (RL, %) of ANONYMIZED trajectories against the ORIGINAL ones."""
     form = {
         "distance": distance,
@@ -108,8 +134,8 @@ def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_
     except (OptionsError, TrajectoryFormatError) as exc:
         raise click.ClickException(str(exc)) from None
     result = trajectory_risk(*texts, _asdict(options), names, progress=_runner(as_json))
-    if not as_json:
-        click.echo("", err=True)
+    if result_path is not None:
+        result_path.write_text(json.dumps(result, indent=1), encoding="utf-8")
     click.echo(json.dumps(result["report"]) if as_json else _text(result))
 
 

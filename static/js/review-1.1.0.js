@@ -24,6 +24,11 @@
   let data = null;      // the page as served by GET /api/v1/assignments/<id>?page=N
   let busy = false;     // one reveal at a time
   let syncedAt = 0;     // when the page was last read from the server (ms)
+  /* A cell showing more characters than this is cut to one line with "…"; its "show all"
+     button wraps it whole: the whole of what is *disclosed* (hidden characters stay masked;
+     the page never holds more than the server revealed). */
+  const LONG = 24;
+  const expanded = new Set();  // cells shown whole, "pair:row:attribute", kept across redraws
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -172,6 +177,27 @@
     badge, srOnly(`. ${reason}.`));
   }
 
+  function cellKey(pair, row, attr) { return `${pair.id}:${row}:${attr.name}`; }
+
+  function expandButton(pair, row, attr) {
+    const cell = pair.rows[row].cells[attr.name];
+    const length = cell.display.reduce((n, seg) => n + seg.text.length, 0);
+    if (length <= LONG) return null;
+    const open = expanded.has(cellKey(pair, row, attr));
+    const who = `pair ${pair.position + 1}, record ${"AB"[row]}, ${attr.name}`;
+    return el("button", {
+      type: "button", class: "expand", "aria-expanded": String(open),
+      "data-key": cellKey(pair, row, attr),
+      title: open ? `Show ${who} on one line` : `Show all ${length} characters of ${who} (what is disclosed)`,
+    }, el("span", { "aria-hidden": "true" }, open ? "\u2191" : "\u2026"), srOnly(open ? `Fold ${who}` : `Show all of ${who}`));
+  }
+
+  function valueCell(pair, row, attr) {
+    const open = expanded.has(cellKey(pair, row, attr));
+    return el("td", { class: open ? "whole" : null },
+      cellButton(pair, row, attr), expandButton(pair, row, attr), frequencyBadge(pair, row, attr));
+  }
+
   function frequencyBadge(pair, row, attr) {
     const freq = (pair.rows[row].frequency || {})[attr.name];
     if (!freq) return null;
@@ -216,7 +242,7 @@
     const rowFor = (row) => el("tr", { class: `rec rec-${"ab"[row]}` },
       row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" })) : null,
       el("th", { scope: "row", class: "rowhead" }, "AB"[row]),
-      data.attributes.map((attr) => el("td", null, cellButton(pair, row, attr), frequencyBadge(pair, row, attr))),
+      data.attributes.map((attr) => valueCell(pair, row, attr)),
       row === 0 ? choicePanel(pair) : null);
     return el("tbody", { class: "pair", "data-pair": pair.id }, rowFor(0), markupRow(pair), rowFor(1));
   }
@@ -458,6 +484,16 @@
     }
   });
   $("grid").addEventListener("click", (event) => {
+    const expand = event.target.closest(".expand");
+    if (expand) {
+      const key = expand.dataset.key;
+      if (expanded.has(key)) expanded.delete(key); else expanded.add(key);
+      const pair = data.pairs.find((p) => String(p.id) === key.split(":")[0]);
+      replacePair(pair);
+      const again = $("grid").querySelector(`.expand[data-key="${CSS.escape(key)}"]`);
+      if (again) again.focus();
+      return;
+    }
     const cell = event.target.closest(".cell");
     // The second click of a double-click (detail 2) must not reveal a second level.
     if (cell) { if (event.detail <= 1) reveal(cell); return; }

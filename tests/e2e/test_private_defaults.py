@@ -57,9 +57,9 @@ def test_mapping_defaults_only_names_and_dates_identifying(app, live_server, pag
     )
 
     # Import as proposed, make pairs, and open risk against utility naming no column.
-    page.get_by_label("Repeated ids").select_option("keep_first")
+    page.get_by_label("Record ids").select_option("keep_first")
     page.get_by_role("button", name="Validate").click()
-    page.get_by_text("Every row is valid.").wait_for()
+    expect(page.locator("#check-summary")).to_contain_text("Every row is valid")
     page.get_by_role("button", name="Import").click()
     page.get_by_role("heading", name="Generated", level=1).wait_for()
     project_url = page.url.split("?")[0].rstrip("/")

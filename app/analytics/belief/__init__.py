@@ -2,7 +2,7 @@
 
 from app.analytics.belief.charts import CHARTS, kapr_against_probability
 from app.analytics.belief.json_body import BeliefRequestError, evaluate
-from app.analytics.belief.linkage import audit_upload
+from app.analytics.belief.linkage import audit_trajectory_result, audit_upload
 from app.analytics.belief.report import (
     project_audit,
     project_trails,
@@ -20,6 +20,7 @@ __all__ = [
     "BeliefRequestError",
     "Scope",
     "audit_scope",
+    "audit_trajectory_result",
     "audit_upload",
     "evaluate",
     "kapr_against_probability",

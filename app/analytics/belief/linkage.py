@@ -13,10 +13,14 @@ CSV (one row per focal set; a single candidate is a probability on it)::
     y1,x3,1/2,x3
     y2,x4|x6,1,x4|x5
 
-A trajectory record-linkage result (the ``exact`` or ``windowed`` section of the job result,
-or the whole result) audits each listed link as the categorical belief ``m(G_j) = 1`` on its
-``ties`` closest originals, the truth inside G_j exactly when ``probability > 0``.
-Labels are opaque; a record's frame is its candidates and its truth.
+A trajectory record-linkage result (the job's result as downloaded from its page, the API's
+job object, or its ``exact`` / ``windowed`` section) audits *every* anonymized trajectory
+(``all_links``) as the categorical belief ``m(G_j) = 1`` on its ``ties`` closest originals,
+the truth inside G_j exactly when ``probability > 0``; one linked to no original has all its
+mass on "no original" (P(truth) = 0), so the mean P(truth) over the n anonymized trajectories
+is RL when every original has one. A result listing only its top links (older jobs) is
+refused rather than audited in part. Labels are opaque; a record's frame is its candidates
+and its truth.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from app.analytics.belief.report import exact
 from app.core.belief import LinkageAudit, MassFunction, RecordOutput, audit_linkage
 
 MAX_RECORDS = 100_000
+#: Closest originals (ties) over all the links of a trajectory result (each is a label).
+MAX_LABELS = 1_000_000
 
 
 def _labels(value, where: str) -> list:
@@ -113,23 +119,63 @@ def from_csv(text: str) -> list[RecordOutput]:
     return [_output(r, focal[r], truth[r], f"CSV record {r}") for r in focal]
 
 
-def from_trajectory(result: dict) -> list[RecordOutput]:
-    """Each listed link of a trajectory RL result as ``m(G_j) = 1`` against its truth."""
+def _section(result: dict):
+    """The exact (else windowed) section of a job result, the API's job object or a section."""
+    if isinstance(result.get("result"), dict):  # GET /api/v1/admin/jobs/<id>
+        result = result["result"]
     section = result.get("exact") or result.get("windowed") or result
-    links = section.get("links") if isinstance(section, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def _every_link(section: dict) -> list[dict]:
+    whole = section.get("all_links")
+    if isinstance(whole, dict) and isinstance(whole.get("rows"), list):
+        columns = whole.get("columns") or []
+        if not isinstance(columns, list) or not {"ties", "probability"} <= set(columns):
+            raise BeliefRequestError("all_links: needs the columns ties and probability")
+        rows = whole["rows"]
+        if len(rows) > MAX_RECORDS:
+            raise BeliefRequestError(f"all_links: at most {MAX_RECORDS} trajectories")
+        bad = next((i for i, r in enumerate(rows) if not isinstance(r, list)), None)
+        if bad is not None or any(len(r) != len(columns) for r in rows):
+            raise BeliefRequestError(f"all_links.rows[{bad or 0}]: one value per column")
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+    links = section.get("links")
     if not isinstance(links, list):
         raise BeliefRequestError('give "records", or a trajectory result with "links"')
-    out = []
-    for i, link in enumerate(links):
+    listed, total = len(links), section.get("n_anonymized")
+    if isinstance(total, int) and listed < total:
+        raise BeliefRequestError(
+            f"this result lists only {listed} of its {total} anonymized trajectories (the top "
+            "ones): download the whole result from the job's page and audit that"
+        )
+    return links
+
+
+def from_trajectory(result: dict) -> list[RecordOutput]:
+    """Every anonymized trajectory of a trajectory RL result as ``m(G_j) = 1`` against its
+    truth (see the module docstring)."""
+    out, labels = [], 0
+    for i, link in enumerate(_every_link(_section(result))):
         try:
-            ties = int(link.get("ties") or len(link["closest_ids"]))
+            ties = link.get("ties")
+            ties = int(len(link["closest_ids"]) if ties is None else ties)
             probability = Fraction(str(link["probability"]))
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError):
             raise BeliefRequestError(
                 f"links[{i}]: needs ties (or closest_ids) and probability"
             ) from None
-        if ties < 1:
-            raise BeliefRequestError(f"links[{i}]: no closest original")
+        if ties < 0 or not 0 <= probability <= 1 or probability > 0 and ties == 0:
+            raise BeliefRequestError(f"links[{i}]: ties >= 0 and a probability in [0, 1]")
+        labels += ties
+        if labels > MAX_LABELS:
+            raise BeliefRequestError(f"more than {MAX_LABELS:,} closest originals in all")
+        if ties == 0:  # linked to no original: all the mass on that, the truth outside it
+            m = MassFunction(("no original", "true original"), {frozenset(["no original"]): 1})
+            out.append(
+                RecordOutput(str(link.get("anonymized_id", i)), m, frozenset(["true original"]))
+            )
+            continue
         group = [f"closest {j + 1}" for j in range(ties)]
         truth = [group[0]] if probability > 0 else ["true original"]
         frame = tuple(dict.fromkeys(group + truth))
@@ -179,5 +225,13 @@ def audit_upload(text: str, filename: str = "") -> dict:
         outputs = from_csv(text)
     try:
         return linkage_json(audit_linkage(outputs))
+    except ValueError as exc:
+        raise BeliefRequestError(str(exc)) from None
+
+
+def audit_trajectory_result(result: dict) -> dict:
+    """Audit the whole result of a trajectory record-linkage job; the JSON report."""
+    try:
+        return linkage_json(audit_linkage(from_trajectory(result)))
     except ValueError as exc:
         raise BeliefRequestError(str(exc)) from None

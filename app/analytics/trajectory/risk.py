@@ -176,7 +176,22 @@ def _summary(result: LinkageResult, top: int) -> dict:
             }
             for link in ranked[:top]
         ],
+        "all_links": all_links(result),
     }
+
+
+#: Columns of :func:`all_links`' rows.
+ALL_LINKS_COLUMNS = ("anonymized_id", "ties", "probability", "distance")
+
+
+def all_links(result: LinkageResult) -> dict:
+    """Every anonymized trajectory's link, in file order, as compact rows (the page lists
+    only the top ones): what the belief audit of the whole result reads."""
+    rows = [
+        [link.anonymized_id, len(link.closest_ids), str(link.probability), _finite(link.distance)]
+        for link in result.links
+    ]
+    return {"columns": list(ALL_LINKS_COLUMNS), "rows": rows}
 
 
 def trajectory_risk(

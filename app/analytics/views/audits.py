@@ -9,6 +9,7 @@ from app.analytics.belief import (
     AuditError,
     BeliefRequestError,
     audit_scope,
+    audit_trajectory_result,
     audit_upload,
     kapr_against_probability,
     project_audit,
@@ -20,7 +21,7 @@ from app.analytics.belief import (
 from app.analytics.views.blueprint import bp
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Assignment, Project, ProjectState
+from app.models import Assignment, Job, Project, ProjectState
 
 MAX_UPLOAD = 20 * 2**20
 
@@ -95,6 +96,8 @@ def audit_chart_csv(project_id: int, chart: str):
 @bp.route("/risk/belief/links", methods=["GET", "POST"])
 @roles_required("admin")
 def belief_links():
+    if request.method == "GET" and "job" in request.args:  # "Audit it" on a job's page
+        return _audit_job(request.args.get("job", type=int))
     if request.method == "GET":
         return render_template("analytics/belief_links.html", result=None)
     upload = request.files.get("file")
@@ -112,3 +115,16 @@ def belief_links():
         flash(str(exc), "error")
         return render_template("analytics/belief_links.html", result=None), 400
     return render_template("analytics/belief_links.html", result=result)
+
+
+def _audit_job(job_id: int | None):
+    """Audit the whole result of a finished trajectory job, read from the job itself."""
+    job = db.session.get(Job, job_id or 0)
+    if job is None or job.kind != "trajectory_risk" or job.status != "done":
+        abort(404, "no finished trajectory record-linkage job")
+    try:
+        result = audit_trajectory_result(job.result or {})
+    except BeliefRequestError as exc:
+        flash(str(exc), "error")
+        return render_template("analytics/belief_links.html", result=None, job=job), 400
+    return render_template("analytics/belief_links.html", result=result, job=job)

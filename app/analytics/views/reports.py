@@ -1,5 +1,7 @@
 """Admins' pages: overview, KAPR report, trajectory record-linkage risk, belief audits, jobs."""
 
+import json
+
 from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, select
@@ -145,6 +147,24 @@ def job(job_id: int):
     if record.kind == "trajectory_risk" and record.status == "done":
         figures = job_charts(record.result)
     return render_template("analytics/job.html", job=record, charts=figures)
+
+
+@bp.route("/jobs/<int:job_id>/result.json")
+@roles_required("admin")
+def job_result(job_id: int):
+    """The whole result of a finished job as a JSON download (a trajectory report lists every
+    anonymized trajectory in it: what "Audit a linkage output" reads)."""
+    record = db.session.get(Job, job_id)
+    if record is None or record.status != "done" or record.result is None:
+        abort(404, "no finished job with a result")
+    return Response(
+        json.dumps(record.result, indent=1),
+        mimetype="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="job_{job_id}_{record.kind}.json"',
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 @bp.post("/jobs/<int:job_id>/cancel")

@@ -214,7 +214,8 @@ def openapi_document(app: Flask) -> dict[str, Any]:
             "title": "MINDFIRL API",
             "version": "1",
             "description": "Privacy-preserving interactive record linkage. Authenticate "
-            "with 'Authorization: Bearer <token>' (flask tokens create).",
+            "with 'Authorization: Bearer <token>'; a token is made with "
+            "'.venv/bin/flask --app app users token NAME' and shown once.",
         },
         "servers": [{"url": "/api/v1"}],
         "components": {

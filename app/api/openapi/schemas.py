@@ -19,6 +19,22 @@ BUDGET_VALUE = {"type": "number", "minimum": 0, "maximum": 1, "description": UNI
 RISK = {"type": "number", "description": UNIT}
 OK = {"type": "object", "required": ["ok"], "properties": {"ok": {"const": True}}}
 CREATED = {"type": "object", "required": ["id"], "properties": {"id": ID}}
+#: A created project, and the identifying dates kept as missing (``invalid_dates``).
+PROJECT_CREATED = {
+    "type": "object",
+    "required": ["id", "invalid_dates_kept_missing"],
+    "properties": {
+        "id": ID,
+        "invalid_dates_kept_missing": {
+            "type": "object",
+            "required": ["total", "first"],
+            "properties": {
+                "total": {"type": "integer", "minimum": 0},
+                "first": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+}
 PAGE_QUERY = {"page": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}}
 DECISION = {"enum": ["same", "different", "unsure"]}
 CONFIDENCE = {"enum": ["high", "medium", "low", None]}
@@ -37,7 +53,8 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
     """A whole project description (docs/api.md); records are flat objects of values.
 
     Not expressible here, checked by the view: a record's values together are at most
-    ``MAX_RECORD_CHARS`` characters.
+    ``MAX_RECORD_CHARS`` characters; every record has an ``id`` unless ``record_ids`` is
+    ``generated``.
     """
     value = {
         "anyOf": [
@@ -49,7 +66,6 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
     }
     record = {
         "type": "object",
-        "required": ["id"],
         "properties": {
             "id": {
                 "anyOf": [
@@ -68,6 +84,11 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
         "items": record,
     }
     record_ref = {"anyOf": [{"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"]}, INT64]}
+    counts = {  # name -> how many people carry it (a 32-bit column)
+        "type": "object",
+        "maxProperties": config["MAX_JSON_RECORDS"],
+        "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+    }
     return {
         "type": "object",
         "required": ["name", "kind", "attributes"],
@@ -86,6 +107,8 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                         "type": {"enum": ["id", "string", "date", "category"]},
                         "sensitive": {"type": "boolean"},
                         "truth": {"type": "boolean"},
+                        # a date's layout: %Y, %m, %d and separators (app/core/disclosure/dates.py)
+                        "format": {"type": "string", "minLength": 1, "maxLength": 40},
                     },
                 },
             },
@@ -102,6 +125,13 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
             "default_budget": BUDGET_VALUE,
             "page_size": {"type": "integer", "minimum": 1, "maximum": 200},
             "allow_unsure": {"type": "boolean"},
+            "record_ids": {"enum": ["given", "generated"]},
+            "invalid_dates": {"enum": ["error", "missing"]},
+            "name_frequencies": {
+                "type": "object",
+                "properties": {"first": counts, "last": counts},
+                "additionalProperties": False,
+            },
         },
     }
 

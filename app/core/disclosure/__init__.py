@@ -13,6 +13,14 @@ from app.core.disclosure.attributes import (
     normalize,
 )
 from app.core.disclosure.bidi import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
+from app.core.disclosure.dates import (
+    COMMON_FORMATS,
+    DateFormat,
+    date_format,
+    format_label,
+    guess_format,
+    normalize_date,
+)
 from app.core.disclosure.display import (
     MASK,
     SYMBOLS,
@@ -32,6 +40,7 @@ from app.core.disclosure.marks import frequency_class, is_day_month_swap, name_s
 __all__ = [
     "BIDI_CONTROLS",
     "CLUSTER_COLUMNS",
+    "COMMON_FORMATS",
     "FIRST_NAMES",
     "LAST_NAMES",
     "MASK",
@@ -40,6 +49,7 @@ __all__ = [
     "Alignment",
     "AttributeType",
     "CellView",
+    "DateFormat",
     "Comparison",
     "Level",
     "Op",
@@ -49,7 +59,10 @@ __all__ = [
     "align",
     "align_bounded",
     "compare",
+    "date_format",
     "format_date",
+    "format_label",
+    "guess_format",
     "frequency_class",
     "is_day_month_swap",
     "name_columns",
@@ -58,6 +71,7 @@ __all__ = [
     "neutralise_bidi_json",
     "next_level",
     "normalize",
+    "normalize_date",
     "osa_distance",
     "partial_available",
     "shown",

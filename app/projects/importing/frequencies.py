@@ -1,4 +1,10 @@
-"""The name counts a project's frequency file (or MINDFIRL's internal pair file) brought."""
+"""The name counts a project's frequency file (or MINDFIRL's pair files) brought.
+
+Every kind of project takes a frequency file (``F|L,name,count``): its counts are what the
+workers' name-frequency markers show for the first- and last-name attributes (found by name,
+:func:`app.core.disclosure.name_columns`), instead of counts taken from the project's own
+records.
+"""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ def run_check(token: str, owner_id: int, *, progress) -> dict:
     except Exception as exc:
         db.session.rollback()
         _remove_written(token)
-        remember(staged, None, None, getattr(exc, "problems", ()))
+        remember(staged, None, None, getattr(exc, "problems", ()), getattr(exc, "total", None))
         raise
     return {"project_id": project_id, "token": token}
 

@@ -20,6 +20,7 @@ from dataclasses import asdict
 
 from sqlalchemy import select
 
+from app.core.disclosure import FIRST_NAMES, LAST_NAMES, name_columns
 from app.extensions import db
 from app.models import Project, ProjectState, User
 from app.projects.importing.service import (
@@ -30,7 +31,7 @@ from app.projects.importing.service import (
     start_import,
 )
 from app.projects.importing.uploads import Staged, UploadError
-from app.projects.lifecycle.service import _settings, delete_project
+from app.projects.lifecycle.service import ProjectSpecError, _settings, delete_project
 
 __all__ = [
     "check_and_write",
@@ -44,16 +45,14 @@ __all__ = [
 ]
 
 _LINE_CHUNK = 1 << 20
-_RESULTS = ("checked", "project_id", "problems")
+_RESULTS = ("checked", "project_id", "problems", "problems_total")
 
 
 def estimate_rows(staged: Staged) -> int:
     """At most how many data rows the staged files hold (line count less the header)."""
     if "estimated_rows" not in staged.meta:
         total = 0
-        for label in staged.labels():
-            if label == "freq":
-                continue
+        for label in staged.record_labels():
             lines = 0
             with staged.path(label).open("rb") as fh:
                 while chunk := fh.read(_LINE_CHUNK):
@@ -64,9 +63,22 @@ def estimate_rows(staged: Staged) -> int:
 
 
 def check_plan(plan: dict) -> None:
-    """Raise ``ProjectSpecError`` for a bad schema or settings, before any file is read."""
+    """Raise ``ProjectSpecError`` for a bad schema or settings, before any file is read.
+
+    A plan with a name-frequency file (``plan["frequencies"]``) needs identifying first- and
+    last-name columns for the counts to go to (the workers' markers read them there).
+    """
     _settings(plan["settings"])
     _attributes(plan, plan["header"])
+    first, last = name_columns(plan["identifying"])
+    if plan.get("frequencies") and (first is None or last is None):
+        raise ProjectSpecError(
+            [
+                "the name-frequency file needs identifying first- and last-name columns "
+                f"(named like {FIRST_NAMES[0]} or {FIRST_NAMES[-1]}, and {LAST_NAMES[0]} or "
+                f"{LAST_NAMES[-2]}); otherwise leave it out"
+            ]
+        )
 
 
 def check_and_write(
@@ -87,14 +99,18 @@ def check_and_write(
     return project, checked
 
 
-def remember(staged: Staged, project: Project | None, checked: Checked | None, problems=()):
-    """Record the outcome of a check in the staged upload (before the caller commits)."""
+def remember(
+    staged: Staged, project: Project | None, checked: Checked | None, problems=(), total=None
+):
+    """Record the outcome of a check in the staged upload (before the caller commits);
+    ``total`` counts the problems when ``problems`` lists only the first."""
     for key in _RESULTS:
         staged.meta.pop(key, None)
     if project is not None and checked is not None:
         staged.meta["project_id"], staged.meta["checked"] = project.id, asdict(checked)
     if problems:
         staged.meta["problems"] = [str(p) for p in problems]
+        staged.meta["problems_total"] = max(total or 0, len(problems))
     staged.save()
 
 

@@ -23,10 +23,11 @@ from app.models import ProjectKind
 __all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage", "sweep"]
 
 #: The files each kind of project takes: (label, required, description).
+_FREQ = ("freq", False, "Name frequencies")
 FILES: dict[str, tuple[tuple[str, bool, str], ...]] = {
-    ProjectKind.LINK: (("A", True, "File A"), ("B", True, "File B")),
-    ProjectKind.DEDUPE: (("A", True, "File"),),
-    ProjectKind.PAIRFILE: (("pairs", True, "Pair file"), ("freq", False, "Name frequencies")),
+    ProjectKind.LINK: (("A", True, "File A"), ("B", True, "File B"), _FREQ),
+    ProjectKind.DEDUPE: (("A", True, "File"), _FREQ),
+    ProjectKind.PAIRFILE: (("pairs", True, "Pair file"), _FREQ),
 }
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
@@ -55,6 +56,10 @@ class Staged:
 
     def labels(self) -> list[str]:
         return [label for label, _, _ in FILES[self.kind] if self.has(label)]
+
+    def record_labels(self) -> list[str]:
+        """The files of records (or pairs): every staged file but the name frequencies."""
+        return [label for label in self.labels() if label != "freq"]
 
     def save(self) -> None:
         (self.directory / "meta.json").write_text(json.dumps(self.meta), encoding="utf-8")

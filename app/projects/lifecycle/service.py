@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from flask import current_app
 from sqlalchemy import delete, insert, select
 
-from app.core.disclosure import AttributeType, normalize
+from app.core.disclosure import AttributeType, date_format
 from app.extensions import db
 from app.models import (
     EvidenceModel,
@@ -23,18 +23,28 @@ from app.models import (
     VaultRecord,
 )
 from app.projects.lifecycle.bulk import insert_records
+from app.projects.lifecycle.frequencies import store_frequencies
+from app.projects.lifecycle.records import (
+    Prepared,
+    RecordProblems,
+    prepare_records,
+    read_frequencies,
+)
 
 CHUNK = 5_000
-#: Longest record id (``records.external_id`` is VARCHAR(100)); checked before any insert.
-MAX_ID_LENGTH = 100
 
 
 class ProjectSpecError(ValueError):
-    """The project description cannot be imported; ``problems`` lists why."""
+    """The project description cannot be imported; ``problems`` lists why.
 
-    def __init__(self, problems: Sequence[str]):
+    ``problems`` may be the first of more: ``total`` counts them all.
+    """
+
+    def __init__(self, problems: Sequence[str], *, total: int | None = None):
         self.problems = list(problems)
-        super().__init__("; ".join(self.problems[:10]))
+        self.total = max(total or 0, len(self.problems))
+        more = self.total - min(10, len(self.problems))
+        super().__init__("; ".join(self.problems[:10]) + (f"; and {more} more" if more else ""))
 
 
 @dataclass(frozen=True)
@@ -43,10 +53,14 @@ class AttributeSpec:
     kind: AttributeType
     identifying: bool
     truth: bool = False  # the ground-truth column (sensitive, at most one)
+    format: str | None = None  # a date's layout (app.core.disclosure.dates); None: the default ones
 
 
-def parse_attributes(raw: object) -> list[AttributeSpec]:
-    """Validate the ``attributes`` list of a project description."""
+def parse_attributes(raw: object, *, reserved: tuple[str, ...] = ("id",)) -> list[AttributeSpec]:
+    """Validate the ``attributes`` list of a project description.
+
+    ``reserved`` names cannot be attributes (a JSON record's ``id`` is its record id).
+    """
     if not isinstance(raw, list) or not raw:
         raise ProjectSpecError(["'attributes' must be a non-empty list"])
     specs, problems, seen = [], [], set()
@@ -55,7 +69,7 @@ def parse_attributes(raw: object) -> list[AttributeSpec]:
             problems.append(f"attribute {i + 1}: needs a 'name'")
             continue
         name = item["name"].strip()
-        if not name or name == "id" or name in seen:
+        if not name or name in reserved or name in seen:
             problems.append(f"attribute {i + 1}: name {name!r} is empty, reserved or repeated")
             continue
         seen.add(name)
@@ -68,7 +82,14 @@ def parse_attributes(raw: object) -> list[AttributeSpec]:
         if truth and item.get("sensitive") is False:
             problems.append(f"attribute {name!r}: a ground-truth column is never identifying")
             continue
-        specs.append(AttributeSpec(name, kind, not (truth or item.get("sensitive", False)), truth))
+        identifying = not (truth or item.get("sensitive", False))
+        layout = item.get("format")
+        if layout is not None:
+            problem = _format_problem(name, kind, identifying, layout)
+            if problem:
+                problems.append(problem)
+                continue
+        specs.append(AttributeSpec(name, kind, identifying, truth, layout or None))
     if not problems and not any(s.identifying for s in specs):
         problems.append("at least one attribute must be identifying")
     if sum(s.truth for s in specs) > 1:
@@ -78,14 +99,32 @@ def parse_attributes(raw: object) -> list[AttributeSpec]:
     return specs
 
 
+def _format_problem(name: str, kind: AttributeType, identifying: bool, layout) -> str | None:
+    if kind is not AttributeType.DATE or not identifying:
+        return f"attribute {name!r}: a 'format' is for identifying dates"
+    try:
+        date_format(layout)
+    except ValueError as exc:
+        return f"attribute {name!r}: {exc}"
+    return None
+
+
 def create_project(spec: Mapping, owner: User) -> Project:
     """Create a whole project from a JSON-like description, or raise and change nothing.
 
-    ``spec`` has ``name``, ``kind`` (``dedupe`` | ``link``), ``attributes``, ``records`` (or
-    ``records_a`` and ``records_b``), optional ``pairs`` (``[[id_a, id_b], ...]``; in dedupe,
-    all pairs when the file is small), ``kappa``, ``evidence_model``, ``default_budget``,
-    ``page_size``. The caller commits.
+    ``spec`` has ``name``, ``kind`` (``dedupe`` | ``link``), ``attributes`` (``name``,
+    ``type``, ``sensitive``, ``truth``, a date's ``format``), ``records`` (or ``records_a``
+    and ``records_b``), optional ``pairs`` (``[[id_a, id_b], ...]``; in dedupe, all pairs
+    when the file is small), ``kappa``, ``evidence_model``, ``default_budget``,
+    ``page_size``, ``record_ids`` (``given`` | ``generated``), ``invalid_dates`` (``error``
+    | ``missing``) and ``name_frequencies`` (:mod:`app.projects.lifecycle.records`). The
+    caller commits.
     """
+    return create_project_checked(spec, owner)[0]
+
+
+def create_project_checked(spec: Mapping, owner: User) -> tuple[Project, Prepared]:
+    """:func:`create_project`, also returning what the check found (dates kept missing)."""
     kind = spec.get("kind")
     if kind not in (ProjectKind.DEDUPE, ProjectKind.LINK):
         raise ProjectSpecError(["'kind' must be 'dedupe' or 'link'"])
@@ -94,17 +133,18 @@ def create_project(spec: Mapping, owner: User) -> Project:
         raise ProjectSpecError(["'name' is required"])
     attributes = parse_attributes(spec.get("attributes"))
     settings = _settings(spec)
+    options = _record_options(spec)
     labelled = (
         {"A": spec.get("records")}
         if kind == "dedupe"
-        else {
-            "A": spec.get("records_a"),
-            "B": spec.get("records_b"),
-        }
+        else {"A": spec.get("records_a"), "B": spec.get("records_b")}
     )
-    prepared = {
-        label: _prepare_records(label, rows, attributes) for label, rows in labelled.items()
-    }
+    problems, prepared = RecordProblems(), Prepared()
+    for label, rows in labelled.items():
+        prepare_records(label, rows, attributes, problems, prepared, **options)
+    frequencies = read_frequencies(spec.get("name_frequencies"), attributes, problems)
+    if problems.total:
+        raise ProjectSpecError(problems.items, total=problems.total)
     project = Project(name=name, kind=kind, owner_id=owner.id, **settings)
     project.attributes = [
         ProjectAttribute(
@@ -115,14 +155,29 @@ def create_project(spec: Mapping, owner: User) -> Project:
     db.session.add(project)
     db.session.flush()
     ids = {}
-    for label, rows in prepared.items():
+    for label, rows in prepared.rows.items():
         source = Source(project_id=project.id, label=label, record_count=len(rows))
         db.session.add(source)
         db.session.flush()
         ids[label] = _insert_records(project.id, source.id, rows, attributes)
     pair_ids = _pairs(spec.get("pairs"), kind, ids)
     _insert_pairs(project.id, pair_ids)
-    return project
+    if frequencies is not None:
+        store_frequencies(project.id, frequencies)
+    return project, prepared
+
+
+def _record_options(spec: Mapping) -> dict:
+    problems = []
+    ids = spec.get("record_ids", "given")
+    if ids not in ("given", "generated"):
+        problems.append("'record_ids' must be 'given' or 'generated'")
+    invalid = spec.get("invalid_dates", "error")
+    if invalid not in ("error", "missing"):
+        problems.append("'invalid_dates' must be 'error' or 'missing'")
+    if problems:
+        raise ProjectSpecError(problems)
+    return {"generated": ids == "generated", "invalid_dates": invalid}
 
 
 def _settings(spec: Mapping) -> dict:
@@ -148,41 +203,6 @@ def _settings(spec: Mapping) -> dict:
         "page_size": page_size,
         "allow_unsure": bool(spec.get("allow_unsure", False)),
     }
-
-
-def _prepare_records(label: str, rows: object, attributes: list[AttributeSpec]) -> list[dict]:
-    """Normalise and validate one source's records, collecting every problem."""
-    if not isinstance(rows, list) or not rows:
-        raise ProjectSpecError([f"source {label}: 'records' must be a non-empty list"])
-    problems, seen, prepared = [], set(), []
-    for n, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping) or row.get("id") in (None, ""):
-            problems.append(f"source {label}, record {n}: needs an 'id'")
-            continue
-        rid = str(row["id"]).strip()
-        if len(rid) > MAX_ID_LENGTH:
-            problems.append(
-                f"source {label}, record {n}: id longer than {MAX_ID_LENGTH} characters"
-            )
-            continue
-        if rid in seen:
-            problems.append(f"source {label}, record {n}: duplicate id")
-            continue
-        seen.add(rid)
-        identifying, sensitive = {}, {}
-        for a in attributes:
-            try:
-                value = normalize(a.kind, row.get(a.name)) if a.identifying else row.get(a.name)
-            except ValueError as exc:
-                problems.append(f"source {label}, record {n}, {a.name}: {exc}")
-                continue
-            (identifying if a.identifying else sensitive)[a.name] = value
-        prepared.append({"id": rid, "identifying": identifying, "sensitive": sensitive})
-        if len(problems) >= 50:
-            break
-    if problems:
-        raise ProjectSpecError(problems)
-    return prepared
 
 
 def _insert_records(

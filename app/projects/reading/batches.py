@@ -4,8 +4,12 @@ Row checks (field count, id, duplicate id, source) run per row; normalisation ru
 column over the whole batch, through a per-column memo (names, dates and categories repeat:
 a million people have some tens of thousands of first names), so each distinct raw value
 is normalised once. Problems come out in line order, and within a line in the order the row
-checks and then the mapped columns are listed. No problem message quotes a value longer
-than an id (and length problems quote none).
+checks and then the mapped columns are listed. No problem message quotes a value.
+
+A date column may have its own layout (``mapping.formats``, :mod:`app.core.disclosure.dates`); with
+``mapping.invalid_dates == "missing"`` a value that is not a date in it is stored as missing
+and listed in :attr:`Batch.missing` rather than rejected. Without an id column
+(``mapping.id_column is None``) each record's id is made from its line: ``line-<n>``.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.disclosure import MISSING_TOKENS, AttributeType, normalize
+from app.core.disclosure import MISSING_TOKENS, AttributeType, normalize, normalize_date
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
@@ -35,6 +39,7 @@ class Batch:
     mapped column to one value per clean row; ``identifying`` and ``sensitive`` give the
     same as one dict per row. ``problems`` holds ``(dropped, problem)`` in line order:
     ``dropped`` rows were skipped on purpose (``keep_first``), the others are errors.
+    ``missing`` lists the invalid dates kept as missing (``invalid_dates="missing"``).
     """
 
     lines: list[int] = field(default_factory=list)
@@ -43,6 +48,7 @@ class Batch:
     columns: dict[str, list[str | None]] = field(default_factory=dict)
     secret: dict[str, list[str]] = field(default_factory=dict)
     problems: list[tuple[bool, ImportProblem]] = field(default_factory=list)
+    missing: list[ImportProblem] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -81,15 +87,27 @@ def id_column(values: list[str]) -> list[str | None]:
 
 
 class _Memo:
-    """Normalise one column's raw values, each distinct value once (ids: see id_column)."""
+    """Normalise one column's raw values, each distinct value once (ids: see id_column).
 
-    def __init__(self, kind) -> None:
+    ``layout`` is a date column's format (None: the default layouts); with ``keep_missing``
+    a date that cannot be read becomes missing and is listed in the ``missing`` argument of
+    :meth:`column` instead of being a problem.
+    """
+
+    def __init__(self, kind, layout: str | None = None, keep_missing: bool = False) -> None:
         self.kind, self.known = AttributeType(kind), {}
+        self.layout = layout if self.kind is AttributeType.DATE else None
+        self.keep_missing = keep_missing and self.kind is AttributeType.DATE
 
-    def column(self, values, lines, name, problems) -> list[str | None]:
+    def normalize(self, value: str) -> str | None:
+        if self.layout is not None:
+            return normalize_date(value, self.layout)
+        return normalize(self.kind, value)
+
+    def column(self, values, lines, name, problems, missing=None) -> list[str | None]:
         if self.kind is AttributeType.ID:  # never raises
             return id_column(values)
-        known, kind = self.known, self.kind
+        known = self.known
         get = known.get
         out = [get(value, _MISS) for value in values]  # most values are known: one C loop
         if _MISS not in out:
@@ -102,9 +120,13 @@ class _Memo:
                 out[i] = known[value]
                 continue
             try:
-                normal = normalize(kind, value)
+                normal = self.normalize(value)
             except ValueError as exc:
-                problems.append((lines[i], False, ImportProblem(lines[i], name, str(exc))))
+                if self.keep_missing and missing is not None:
+                    message = f"{exc}: kept as missing"
+                    missing.append(ImportProblem(lines[i], name, message))
+                else:
+                    problems.append((lines[i], False, ImportProblem(lines[i], name, str(exc))))
                 out[i] = None
                 continue
             if len(known) < _MEMO_SIZE:
@@ -132,40 +154,62 @@ def scan_batches(
     batch_size: int,
     max_value_chars: int | None,
     values: bool = True,
+    named: bool = False,
 ) -> Iterator[Batch]:
     """Yield one :class:`Batch` per ``batch_size`` data rows of ``rows``.
 
     With ``values=False`` (checking only) the batches' ``columns`` and ``secret`` are left
-    empty; lines, ids and problems are the same.
+    empty; lines, ids and problems are the same. ``named``: the columns were named by the
+    manager (a file without a header row), which the messages say.
 
     ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
     that module imports this one); ``at`` maps each mapped column to its field index.
     """
     seen: dict[tuple[str | None, str], int] = {}
-    memos = {name: _Memo(kind) for name, kind in mapping.identifying.items()}
+    keep = mapping.invalid_dates == "missing"
+    memos = {
+        name: _Memo(kind, mapping.formats.get(name), keep)
+        for name, kind in mapping.identifying.items()
+    }
     raw: list[tuple[int, list[str]]] = []
     for item in rows:
         raw.append(item)
         if len(raw) >= batch_size:
             yield _batch(
-                raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values
-            )
+                raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values,
+                named,
+            )  # fmt: skip
             raw = []
     if raw:
-        yield _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values)
+        yield _batch(
+            raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values, named
+        )
 
 
-def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values) -> Batch:
-    id_at, id_col, src_col = at[mapping.id_column], mapping.id_column, mapping.source_column
+def _generated(line: int) -> str:
+    return f"line-{line}"
+
+
+def _field(fields: list[str], at: int, n: int) -> str:
+    return fields[at].strip() if at < n else ""
+
+
+def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values, named) -> Batch:
+    id_col, src_col = mapping.id_column, mapping.source_column
+    id_at = at[id_col] if id_col is not None else None
     src_at = at[src_col] if src_col is not None else None
     problems: list[tuple[int, bool, ImportProblem]] = []
+    missing: list[ImportProblem] = []
     whole: list[list[str]] = []  # rows with every field, normalised column-wise below
     lines, ids, sources, bad = [], [], [], set()
     for line, fields in raw:
         n = len(fields)
-        record_id = fields[id_at].strip() if id_at < n else ""
+        # A generated id is unique and says where the row came from.
+        record_id = _generated(line) if id_at is None else _field(fields, id_at, n)
         source = (fields[src_at].strip() if src_at < n else "") if src_at is not None else None
-        first = seen.setdefault((source, record_id), line) if record_id else None
+        first = (
+            seen.setdefault((source, record_id), line) if record_id and id_at is not None else None
+        )
         duplicate = first is not None and first != line
         if duplicate and on_duplicate_id == "keep_first":
             message = f"dropped: duplicate id, kept line {first}"
@@ -173,7 +217,8 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
             continue
         before = len(problems)
         if n != width:
-            message = f"expected {width} fields (as in the header), found {n}"
+            where = "one per column name" if named else "as in the header"
+            message = f"expected {width} fields ({where}), found {n}"
             problems.append((line, False, ImportProblem(line, None, message)))
         if not record_id:
             problems.append((line, False, ImportProblem(line, id_col, "empty id")))
@@ -197,7 +242,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
         i = at[name]
         raw_values = [f[i] for f in whole]
         _too_long(raw_values, lines, name, limit, problems)
-        columns[name] = memos[name].column(raw_values, lines, name, problems)
+        columns[name] = memos[name].column(raw_values, lines, name, problems, missing)
     sensitive = {}
     for name in mapping.sensitive:
         i = at[name]
@@ -205,7 +250,8 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values)
         _too_long(kept, lines, name, limit, problems)
     problems.sort(key=lambda p: p[0])  # stable: row checks first, then columns in order
     bad.update(line for line, dropped, _ in problems if not dropped)
-    batch = Batch(problems=[(dropped, p) for _, dropped, p in problems])
+    missing.sort(key=lambda p: p.line or 0)  # stable: in line order, columns in order
+    batch = Batch(problems=[(dropped, p) for _, dropped, p in problems], missing=missing)
     if not bad:
         batch.lines, batch.ids, batch.sources = lines, ids, sources
     else:

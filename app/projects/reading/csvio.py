@@ -7,8 +7,11 @@ for the column-mapping form. Turning rows into validated records is
 
 Accepted input: UTF-8 with or without a byte-order mark; delimiter ``,`` ``;`` tab or ``|``
 (detected, or given); ``"`` quoting with doubled quotes, which may enclose delimiters and
-newlines; a header row. Blank lines (and rows of empty fields) are skipped. Any physical
-line or quoted field over :data:`MAX_LINE_BYTES` is rejected before it is held whole.
+newlines; a header row, or column names given for a file without one
+(:mod:`app.projects.reading.layout` guesses which). A picture, workbook or archive is refused
+by name (:mod:`app.projects.reading.signatures`). Blank lines (and rows of empty fields) are
+skipped. Any physical line or quoted field over :data:`MAX_LINE_BYTES` is rejected before it
+is held whole.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ import csv
 import io
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
+
+from app.projects.reading.signatures import not_text_message
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -55,23 +60,39 @@ class ImportProblem:
     line: int | None
     column: str | None
     message: str
+    file: str | None = None  # which upload ("file A"), when there are several
 
     def __str__(self) -> str:
-        where = f"line {self.line}" if self.line is not None else "file"
+        where = [self.file] if self.file else []
+        if self.line is not None:
+            where.append(f"line {self.line}")
         if self.column is not None:
-            where += f", column {self.column!r}"
-        return f"{where}: {self.message}"
+            where += [] if where else ["file"]
+            where.append(f"column {self.column!r}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
 class CsvImportError(ValueError):
-    """The upload was rejected; ``problems`` says where and why."""
+    """The upload was rejected; ``problems`` says where and why.
 
-    def __init__(self, problems: list[ImportProblem], *, truncated: bool = False) -> None:
+    ``problems`` may be the first of more: ``total`` counts them all (a list cut at a limit
+    says "and N more", never stops silently), ``truncated`` says the list was cut.
+    """
+
+    def __init__(
+        self, problems: list[ImportProblem], *, truncated: bool = False, total: int | None = None
+    ) -> None:
         self.problems = list(problems)
-        self.truncated = truncated
+        self.total = max(total or 0, len(self.problems))
+        self.truncated = truncated or self.total > len(self.problems)
         shown = "; ".join(str(p) for p in self.problems[:3])
-        more = len(self.problems) - 3
+        more = self.total - min(3, len(self.problems))
         super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
+
+    @property
+    def more(self) -> int:
+        """Problems counted but not listed."""
+        return self.total - len(self.problems)
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,14 @@ def _parsed(reader) -> Iterator[tuple[int, list[str]]]:
             yield start, fields
 
 
+def _refuse_non_text(raw: BinaryIO) -> None:
+    """Raise, naming what it is, for a picture, workbook, archive ... uploaded as a CSV."""
+    message = not_text_message(raw.read(16))
+    raw.seek(0)
+    if message is not None:
+        raise CsvImportError([ImportProblem(None, None, message)])
+
+
 @contextmanager
 def open_rows(
     source: Source, *, delimiter: str | None = None, max_line_bytes: int = MAX_LINE_BYTES
@@ -207,6 +236,7 @@ def open_rows(
     """Open ``source`` (a path or the uploaded bytes) and yield its parsed rows."""
     is_bytes = isinstance(source, bytes | bytearray)
     with io.BytesIO(source) if is_bytes else open(source, "rb") as raw:  # noqa: SIM115
+        _refuse_non_text(raw)
         lines = _Lines(raw, max_line_bytes)
         sample: list[str] = []
         for line in lines:
@@ -221,16 +251,33 @@ def open_rows(
         yield RowStream(chosen, lines.has_bom, _parsed(reader))
 
 
-def preview(source: Source, rows: int = 10, *, delimiter: str | None = None) -> Preview:
-    """Return the header, the first ``rows`` data rows and the detected dialect."""
+def preview(
+    source: Source,
+    rows: int = 10,
+    *,
+    delimiter: str | None = None,
+    names: Sequence[str] | None = None,
+) -> Preview:
+    """Return the header, the first ``rows`` data rows and the detected dialect.
+
+    ``names`` are the column names of a file without a header row: its first row is data.
+    """
     with open_rows(source, delimiter=delimiter) as stream:
-        _, header = header_row(stream)
+        _, header = header_row(stream, names)
         first = [fields for _, fields in itertools.islice(stream.rows, rows)]
         return Preview([h.strip() for h in header], first, stream.delimiter, stream.has_bom)
 
 
-def header_row(stream: RowStream) -> tuple[int, list[str]]:
-    """The first non-blank row and its line; raise if the file is empty."""
+def header_row(
+    stream: RowStream, names: Sequence[str] | None = None
+) -> tuple[int | None, list[str]]:
+    """The first non-blank row and its line; raise if the file is empty.
+
+    With ``names`` (a file without a header row) no row is read: the names are the header,
+    on no line (``None``).
+    """
+    if names is not None:
+        return None, list(names)
     for line, fields in stream.rows:
         return line, fields
     raise CsvImportError([ImportProblem(None, None, "the file is empty")])

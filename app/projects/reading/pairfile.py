@@ -9,7 +9,10 @@ header: ``F|L,name,count`` per line (F = first name, L = last name).
 
 MINDFIRL's internal pair file (``production_p1_pairfile.csv``: ``ID,...,type,file_id,cntfn,
 cntln,same``) is detected from its header and read by
-:mod:`app.projects.reading.pairfile_internal`, with its quirks (docs/pairfiles.md).
+:mod:`app.projects.reading.pairfile_internal`, with its quirks (docs/pairfiles.md). Its display
+files (``production_p1_pf.csv``, ``mindfirl_2025/section2.csv``: no header row, ``PairID`` but
+no ``DB`` or ``GroupID`` once their columns are named) are read by
+:mod:`app.projects.reading.pairfile_display`.
 
 Both readers share the encoding, dialect and line-length checks of
 :mod:`app.projects.reading.csvio` and raise
@@ -18,16 +21,25 @@ Both readers share the encoding, dialect and line-length checks of
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, normalize
+from app.projects.reading.cells import CellReader
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
+from app.projects.reading.pairfile_display import (
+    DISPLAY_STRUCTURE,
+    is_display_header,
+    read_display_rows,
+)
 from app.projects.reading.pairfile_internal import (
+    COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
+    is_count,
     is_internal_header,
     read_internal_rows,
 )
+from app.projects.reading.problems import ProblemList
 
 __all__ = [
     "NOT_ATTRIBUTES",
@@ -40,8 +52,8 @@ __all__ = [
 ]
 
 STRUCTURE = ("PairID", "GroupID", "DB", "ID")
-#: Columns of either pair-file format that are not record attributes.
-NOT_ATTRIBUTES = frozenset(STRUCTURE) | frozenset(INTERNAL_STRUCTURE)
+#: Columns of any pair-file format that are not record attributes.
+NOT_ATTRIBUTES = frozenset(STRUCTURE) | frozenset(INTERNAL_STRUCTURE) | frozenset(DISPLAY_STRUCTURE)
 
 #: Types of MINDFIRL's 11 attributes; any other attribute column is read as a string.
 PAIRFILE_ATTRIBUTES: dict[str, AttributeType] = {
@@ -75,19 +87,16 @@ class NameFrequencies:
 
 @dataclass(frozen=True)
 class PairFile:
-    """A parsed pair file: attribute types, records per source (normalised), pairs, and the
-    name frequencies the file itself carries (MINDFIRL's internal format), if any."""
+    """A parsed pair file: attribute types, records per source (normalised), pairs, the
+    name frequencies the file itself carries (MINDFIRL's internal and display formats), if
+    any, and the invalid dates kept as missing."""
 
     attributes: dict[str, AttributeType]
     records_a: dict[str, dict[str, str | None]]
     records_b: dict[str, dict[str, str | None]]
     pairs: list[Pair]
     frequencies: NameFrequencies | None = None
-
-
-class _Problems(list):
-    def add(self, line: int | None, column: str | None, message: str) -> None:
-        self.append(ImportProblem(line, column, message))
+    missing: list[ImportProblem] = field(default_factory=list)  # invalid dates kept missing
 
 
 def read_pairfile(
@@ -95,35 +104,51 @@ def read_pairfile(
     *,
     attributes: Mapping[str, AttributeType] = PAIRFILE_ATTRIBUTES,
     max_errors: int = 100,
+    names: Sequence[str] | None = None,
+    formats: Mapping[str, str] | None = None,
+    invalid_dates: str = "error",
+    pair_truth: str | None = None,
 ) -> PairFile:
     """Parse and check a MINDFIRL pair file.
 
     Checks: the four structure columns exist; every row has the header's field count, a
     pair id, a block id, a record id and ``DB`` of ``A`` or ``B``; each pair has exactly one
     A row and one B row, in one block; a record repeated across pairs has the same values;
-    dates are real dates. Pairs keep the order of their first row.
+    dates are real dates. Pairs keep the order of their first row. Every problem is counted,
+    the first ``max_errors`` listed.
+
+    ``names`` are the column names of a file without a header row (MINDFIRL's display files;
+    :mod:`app.projects.reading.pairfile_display`); ``formats`` and ``invalid_dates`` read
+    dates as :class:`~app.projects.reading.cells.CellReader` does; ``pair_truth`` names a
+    display file's per-pair ground-truth column.
     """
-    problems = _Problems()
+    problems = ProblemList(max_errors)
     with open_rows(source) as stream:
-        rows = _with_header(stream.rows)
+        rows = _with_header(stream.rows, names)
         header_line, header = next(rows)
         names = [h.strip() for h in header]
         if is_internal_header(names):
-            return _internal(header_line, names, rows, attributes, max_errors)
+            return _internal(header_line, names, rows, attributes, problems, formats, invalid_dates)
+        if is_display_header(names):
+            cells = _cells(names, DISPLAY_STRUCTURE, attributes, formats, invalid_dates)
+            found = read_display_rows(names, rows, cells, problems, pair_truth)
+            return PairFile(
+                cells.kinds, found.records_a, found.records_b,
+                [Pair(pair_id, "", a, b) for pair_id, a, b in found.pairs],
+                _frequencies(found.counts), cells.missing,
+            )  # fmt: skip
         missing = [c for c in STRUCTURE if c not in names]
         if missing:
             found = ", ".join(repr(n) for n in names[:6])
             message = f"missing column(s) {', '.join(missing)}; found {found}"
             raise CsvImportError([ImportProblem(header_line, None, message)])
-        at = {name: names.index(name) for name in STRUCTURE}
-        kinds = {n: AttributeType(attributes.get(n, "string")) for n in names if n not in at}
+        cells = _cells(names, STRUCTURE, attributes, formats, invalid_dates)
+        kinds = cells.kinds
         records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}
         first_line: dict[tuple[str, str], int] = {}
         members: dict[str, dict[str, tuple[int, str]]] = {}
         blocks: dict[str, tuple[int, str]] = {}
         for line, fields in rows:
-            if len(problems) >= max_errors:
-                raise CsvImportError(problems, truncated=True)
             if len(fields) != len(names):
                 problems.add(line, None, f"expected {len(names)} fields, found {len(fields)}")
                 continue
@@ -134,7 +159,7 @@ def read_pairfile(
                     problems.add(line, column, f"empty {column}")
             if db.upper() not in ("A", "B") and db:
                 problems.add(line, "DB", "DB must be A or B")
-            values = _values(line, row, kinds, problems)
+            values = cells.read(line, row, problems)
             if not all((pair_id, block, record_id)) or db.upper() not in ("A", "B"):
                 continue
             db = db.upper()
@@ -168,37 +193,35 @@ def read_pairfile(
                 problems.add(line, "DB", f"pair {pair_id} has no {db} row")
         if len(side) == 2:
             pairs.append(Pair(pair_id, blocks[pair_id][1], side["A"][1], side["B"][1]))
-    if problems:
-        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
-    return PairFile(kinds, records["A"], records["B"], pairs)
+    problems.raise_if_any()
+    return PairFile(kinds, records["A"], records["B"], pairs, None, cells.missing)
 
 
-def _internal(header_line, names, rows, attributes, max_errors) -> PairFile:
+def _cells(names, structure, attributes, formats, invalid_dates) -> CellReader:
+    kinds = {n: AttributeType(attributes.get(n, "string")) for n in names if n not in structure}
+    return CellReader(kinds, formats, invalid_dates)
+
+
+def _frequencies(counts: dict[str, dict[str, int]]) -> NameFrequencies | None:
+    return NameFrequencies(counts["F"], counts["L"]) if any(counts.values()) else None
+
+
+def _internal(header_line, names, rows, attributes, problems, formats, invalid_dates) -> PairFile:
     """MINDFIRL's internal format (see :mod:`app.projects.reading.pairfile_internal`)."""
-    kinds, records_a, records_b, pairs, counts = read_internal_rows(
-        header_line, names, rows, attributes, max_errors
+    cells = _cells(names, INTERNAL_STRUCTURE, attributes, formats, invalid_dates)
+    records_a, records_b, pairs, counts = read_internal_rows(
+        header_line, names, rows, cells, problems
     )
-    frequencies = NameFrequencies(counts["F"], counts["L"]) if any(counts.values()) else None
     pairs = [Pair(pair_id, "", id_a, id_b) for pair_id, id_a, id_b in pairs]
-    return PairFile(kinds, records_a, records_b, pairs, frequencies)
+    return PairFile(cells.kinds, records_a, records_b, pairs, _frequencies(counts), cells.missing)
 
 
-def _values(
-    line: int, row: dict[str, str], kinds: dict[str, AttributeType], problems: _Problems
-) -> dict[str, str | None] | None:
-    """Normalise the attribute values of one row; ``None`` if any is invalid."""
-    values: dict[str, str | None] = {}
-    for name, kind in kinds.items():
-        try:
-            values[name] = normalize(kind, row[name])
-        except ValueError as exc:
-            problems.add(line, name, str(exc))  # never quotes the value
-    return values if len(values) == len(kinds) else None
-
-
-def _with_header(rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
-    """Yield the rows, raising a clear error for an empty or header-only file."""
-    header = next(rows, None)
+def _with_header(
+    rows: Iterator[tuple[int, list[str]]], names: Sequence[str] | None = None
+) -> Iterator[tuple[int | None, list[str]]]:
+    """Yield the header (read, or the ``names`` given) and the rows; raise a clear error for
+    an empty or header-only file."""
+    header = (None, list(names)) if names is not None else next(rows, None)
     if header is None:
         raise CsvImportError([ImportProblem(None, None, "the file is empty")])
     yield header
@@ -207,7 +230,7 @@ def _with_header(rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, l
         empty = False
         yield row
     if empty:
-        message = "the file has a header row but no data rows"
+        message = "the file has no rows" if names else "the file has a header row but no data rows"
         raise CsvImportError([ImportProblem(header[0], None, message)])
 
 
@@ -220,11 +243,9 @@ def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequ
     """
     tables: dict[str, dict[str, int]] = {"F": {}, "L": {}}
     lines: dict[tuple[str, str], int] = {}
-    problems = _Problems()
+    problems = ProblemList(max_errors)
     with open_rows(source, delimiter=",") as stream:
         for line, fields in stream.rows:
-            if len(problems) >= max_errors:
-                raise CsvImportError(problems, truncated=True)
             if len(fields) != 3:
                 problems.add(line, None, f"expected 3 fields (F|L,name,count), found {len(fields)}")
                 continue
@@ -234,16 +255,15 @@ def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequ
                 problems.add(line, None, "the first field must be F or L")
             elif name is None:
                 problems.add(line, None, "empty name")
-            elif not raw_count.isdigit():
-                problems.add(line, None, "count must be a whole number >= 0")
+            elif not is_count(raw_count):
+                problems.add(line, None, f"count {COUNT_MESSAGE}")
             elif (kind.upper(), name) in lines:
                 message = f"this name is listed again (line {lines[kind.upper(), name]})"
                 problems.add(line, None, message)
             else:
                 lines[kind.upper(), name] = line
                 tables[kind.upper()][name] = int(raw_count)
-    if problems:
-        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
+    problems.raise_if_any()
     if not lines:
         raise CsvImportError([ImportProblem(None, None, "the file is empty")])
     return NameFrequencies(tables["F"], tables["L"])

@@ -25,18 +25,34 @@ Errors name line and column, never a value of the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.csvio import CsvImportError, ImportProblem
 
-__all__ = ["INTERNAL_STRUCTURE", "is_internal_header", "read_internal_rows"]
+__all__ = [
+    "COUNT_MESSAGE",
+    "INTERNAL_STRUCTURE",
+    "MAX_COUNT",
+    "count_names",
+    "is_count",
+    "is_internal_header",
+    "read_internal_rows",
+]
 
 #: Columns of the internal format that are not record attributes.
 INTERNAL_STRUCTURE = ("ID", "type", "file_id", "cntfn", "cntln", "same")
 #: Any of these in a header without ``PairID`` means the internal format.
 _MARKERS = ("file_id", "cntfn", "cntln", "same")
-_COUNTS = {"cntfn": "first_name", "cntln": "last_name"}
+_COUNTS = {"cntfn": ("F", "first_name"), "cntln": ("L", "last_name")}
+#: Largest name count (``name_frequencies.count`` is a 32-bit column).
+MAX_COUNT = 2**31 - 1
+COUNT_MESSAGE = f"must be a whole number from 0 to {MAX_COUNT:,}"
+
+
+def is_count(raw: str) -> bool:
+    """True for a name count the database can hold."""
+    return raw.isascii() and raw.isdigit() and int(raw) <= MAX_COUNT
 
 
 def is_internal_header(names: list[str]) -> bool:
@@ -44,42 +60,31 @@ def is_internal_header(names: list[str]) -> bool:
     return "PairID" not in names and any(m in names for m in _MARKERS)
 
 
-def read_internal_rows(
-    header_line: int,
-    names: list[str],
-    rows: Iterator[tuple[int, list[str]]],
-    attributes: Mapping[str, AttributeType],
-    max_errors: int,
-):
+def read_internal_rows(header_line: int | None, names: list[str], rows, cells, problems):
     """Check and group the rows after the header; return
-    ``(kinds, records_a, records_b, pairs, frequencies)`` with pairs as
-    ``(pair_id, id_a, id_b)`` and frequencies as ``{"F": {name: count}, "L": {...}}``."""
+    ``(records_a, records_b, pairs, frequencies)`` with pairs as ``(pair_id, id_a, id_b)``
+    and frequencies as ``{"F": {name: count}, "L": {...}}``. ``cells`` (a
+    :class:`~app.projects.reading.cells.CellReader`) reads the attributes; ``problems`` (a
+    :class:`~app.projects.reading.problems.ProblemList`) collects what is wrong."""
     missing = [c for c in INTERNAL_STRUCTURE if c not in names]
     if missing:
         message = f"MINDFIRL internal pair file: missing column(s) {', '.join(missing)}"
         raise CsvImportError([ImportProblem(header_line, None, message)])
-    kinds = {
-        n: AttributeType(attributes.get(n, "string")) for n in names if n not in INTERNAL_STRUCTURE
-    }
-    problems: list[ImportProblem] = []
-    groups: dict[str, list[tuple[int, dict[str, str | None]]]] = {}
+    kinds = cells.kinds
+    groups: dict[str, list[tuple[int, dict[str, str | None] | None]]] = {}
     counts: dict[str, dict[str, int]] = {"F": {}, "L": {}}
     for line, fields in rows:
-        if len(problems) >= max_errors:
-            raise CsvImportError(problems, truncated=True)
         if len(fields) != len(names):
-            problems.append(
-                ImportProblem(line, None, f"expected {len(names)} fields, found {len(fields)}")
-            )
+            problems.add(line, None, f"expected {len(names)} fields, found {len(fields)}")
             continue
         row = dict(zip(names, (f.strip() for f in fields), strict=True))
         if not row["ID"]:
-            problems.append(ImportProblem(line, "ID", "empty pair ID"))
+            problems.add(line, "ID", "empty pair ID")
             continue
         if row["same"] not in ("", "0", "1"):
-            problems.append(ImportProblem(line, "same", "must be 0, 1 or empty"))
-        values = _values(line, row, kinds, problems)
-        _count(line, row, counts, problems)
+            problems.add(line, "same", "must be 0, 1 or empty")
+        values = cells.read(line, row, problems)
+        count_names(line, row, _COUNTS, counts, problems)
         groups.setdefault(row["ID"], []).append((line, values))
     records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}
     seen: dict[str, dict[tuple, str]] = {"A": {}, "B": {}}
@@ -88,7 +93,7 @@ def read_internal_rows(
         if len(members) != 2:
             lines = ", ".join(str(line) for line, _ in members)
             message = f"pair {pair_id} has {len(members)} row(s) (line {lines}); it needs 2"
-            problems.append(ImportProblem(members[0][0], "ID", message))
+            problems.add(members[0][0], "ID", message)
             continue
         ids = []
         for side, (_, values) in zip(("A", "B"), members, strict=True):
@@ -100,31 +105,21 @@ def read_internal_rows(
             ids.append(record_id)
         if len(ids) == 2:
             pairs.append((pair_id, ids[0], ids[1]))
-    if problems:
-        raise CsvImportError(problems[:max_errors], truncated=len(problems) > max_errors)
-    return kinds, records["A"], records["B"], pairs, counts
+    problems.raise_if_any()
+    return records["A"], records["B"], pairs, counts
 
 
-def _values(line, row, kinds, problems) -> dict[str, str | None] | None:
-    values: dict[str, str | None] = {}
-    for name, kind in kinds.items():
-        try:
-            values[name] = normalize(kind, row[name])
-        except ValueError as exc:
-            problems.append(ImportProblem(line, name, str(exc)))  # never quotes the value
-    return values if len(values) == len(kinds) else None
-
-
-def _count(line, row, counts, problems) -> None:
-    """Record the row's name counts (``cntfn``/``cntln``); the larger count of a name wins."""
-    for column, attribute in _COUNTS.items():
+def count_names(line, row, columns: Mapping[str, tuple[str, str]], counts, problems) -> None:
+    """Record the row's name counts: ``columns`` maps a count column to its kind and name
+    column (``{"cntfn": ("F", "first_name")}``); the larger count of a name wins."""
+    for column, (kind, attribute) in columns.items():
         raw = row[column]
-        if not raw.isdigit():
-            problems.append(ImportProblem(line, column, "must be a whole number >= 0"))
+        if not is_count(raw):
+            problems.add(line, column, COUNT_MESSAGE)
             continue
         if attribute not in row:
             continue
         name = normalize(AttributeType.STRING, row[attribute])
         if name is not None:
-            table = counts["F" if column == "cntfn" else "L"]
+            table = counts[kind]
             table[name] = max(table.get(name, 0), int(raw))

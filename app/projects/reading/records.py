@@ -19,11 +19,11 @@ can tell a shifted row from a legitimate one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.disclosure import AttributeType
+from app.core.disclosure import AttributeType, date_format
 from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
 from app.projects.reading.csvio import (
     CsvImportError,
@@ -39,6 +39,7 @@ __all__ = [
     "Batch",
     "ColumnMapping",
     "DuplicatePolicy",
+    "InvalidDates",
     "Record",
     "ValidationReport",
     "read_records",
@@ -50,6 +51,8 @@ __all__ = [
 BATCH_SIZE = 20_000
 
 DuplicatePolicy = Literal["error", "keep_first"]
+#: What an identifying date that cannot be read does: reject the file, or become missing.
+InvalidDates = Literal["error", "missing"]
 
 
 @dataclass(frozen=True)
@@ -59,31 +62,46 @@ class ColumnMapping:
     Columns not named here are ignored. ``identifying`` maps a column to its
     :class:`AttributeType`; its values are stored normalised. ``sensitive`` values are kept
     verbatim (stripped) for the vault. With a ``source_column``, ids must be unique per
-    source rather than per file.
+    source rather than per file. Without an ``id_column`` (None) record ids are generated
+    from the lines (``line-<n>``), and the file's own id column may be any other role (the
+    ground truth when it is a cluster id). ``formats`` gives a date column its layout
+    (:mod:`app.core.disclosure.dates`); ``invalid_dates="missing"`` keeps a date that cannot
+    be read as missing instead of rejecting the file.
     """
 
-    id_column: str
+    id_column: str | None
     identifying: Mapping[str, AttributeType] = field(default_factory=dict)
     sensitive: tuple[str, ...] = ()
     source_column: str | None = None
+    formats: Mapping[str, str] = field(default_factory=dict)
+    invalid_dates: InvalidDates = "error"
 
     def __post_init__(self) -> None:
         typed = {name: AttributeType(kind) for name, kind in self.identifying.items()}
         object.__setattr__(self, "identifying", typed)
         object.__setattr__(self, "sensitive", tuple(self.sensitive))
+        formats = {name: layout for name, layout in self.formats.items() if layout}
+        object.__setattr__(self, "formats", formats)
         # The id column may also be shown as an identifying attribute; nothing else overlaps.
         roles = [*typed, *self.sensitive, self.source_column]
         roles += [] if self.id_column in typed else [self.id_column]
         doubled = sorted({n for n in roles if n is not None and roles.count(n) > 1})
         if doubled:
             raise ValueError(f"columns with more than one role: {', '.join(doubled)}")
+        for name, layout in formats.items():
+            if typed.get(name) is not AttributeType.DATE:
+                raise ValueError(f"column {name!r}: a date format needs an identifying date")
+            date_format(layout)  # raises for a bad layout
+        if self.invalid_dates not in ("error", "missing"):
+            raise ValueError(f"invalid_dates must be 'error' or 'missing': {self.invalid_dates!r}")
 
     @property
     def columns(self) -> list[str]:
         """Every mapped column, id first."""
         extra = [self.source_column] if self.source_column is not None else []
         rest = [c for c in [*self.identifying, *self.sensitive] if c != self.id_column]
-        return [self.id_column, *extra, *rest]
+        ids = [self.id_column] if self.id_column is not None else []
+        return [*ids, *extra, *rest]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +122,18 @@ class ValidationReport:
     delimiter: str
     records: int
     dropped: list[ImportProblem]
+    missing: list[ImportProblem] = field(default_factory=list)
 
 
-def _column_index(mapping: ColumnMapping, line: int, header: list[str]) -> dict[str, int]:
+def _column_index(mapping: ColumnMapping, line: int | None, header: list[str]) -> dict[str, int]:
     """Map each mapped column to its position, or raise with every missing one."""
     names = [h.strip() for h in header]
     found = ", ".join(repr(n) for n in names[:8])
     if not set(mapping.columns) & set(names):
-        message = f"no mapped column in the first line, which must be the header; found {found}"
+        message = (
+            f"no mapped column in the first line, which must be the header; found {found} "
+            "(a file without a header row needs its column names given)"
+        )
         raise CsvImportError([ImportProblem(line, None, message)])
     problems = []
     for name in mapping.columns:
@@ -133,22 +155,26 @@ def _batches(
     batch_size: int = BATCH_SIZE,
     max_value_chars: int | None = None,
     values: bool = True,
+    names: Sequence[str] | None = None,
 ) -> Iterator[Batch]:
-    """Yield the file's batches; raise for a bad header or a file without data rows."""
+    """Yield the file's batches; raise for a bad header or a file without data rows.
+
+    ``names``: the column names of a file without a header row (its first row is data).
+    """
     if on_duplicate_id not in ("error", "keep_first"):
         raise ValueError(f"on_duplicate_id must be 'error' or 'keep_first': {on_duplicate_id!r}")
-    header_line, header = header_row(stream)
+    header_line, header = header_row(stream, names)
     at = _column_index(mapping, header_line, header)
     any_rows = False
     for batch in scan_batches(
         stream.rows, mapping, at, len(header),
         on_duplicate_id=on_duplicate_id, batch_size=batch_size, max_value_chars=max_value_chars,
-        values=values,
+        values=values, named=names is not None,
     ):  # fmt: skip
         any_rows = True
         yield batch
     if not any_rows:
-        message = "the file has a header row but no data rows"
+        message = "the file has no rows" if names else "the file has a header row but no data rows"
         raise CsvImportError([ImportProblem(header_line, None, message)])
 
 
@@ -160,28 +186,36 @@ def validate_file(
     max_errors: int = 100,
     delimiter: str | None = None,
     max_value_chars: int | None = None,
+    names: Sequence[str] | None = None,
 ) -> ValidationReport:
     """Check every row of ``source``; raise :class:`CsvImportError` listing the problems.
 
-    Stops after ``max_errors`` problems (``truncated`` is then set). Encoding errors, an
-    over-long line, a broken quote and header problems stop at once.
+    Lists the first ``max_errors`` problems and counts them all (``total``; ``truncated`` is
+    then set). Encoding errors, an over-long line, a broken quote and header problems stop
+    at once.
     """
     errors: list[ImportProblem] = []
     dropped: list[ImportProblem] = []
-    count = 0
+    missing: list[ImportProblem] = []
+    count = total = 0
     with open_rows(source, delimiter=delimiter) as stream:
         batches = _batches(
-            stream, mapping, on_duplicate_id, max_value_chars=max_value_chars, values=False
-        )
+            stream, mapping, on_duplicate_id, max_value_chars=max_value_chars, values=False,
+            names=names,
+        )  # fmt: skip
         for batch in batches:
             count += len(batch)
+            missing += batch.missing
             for is_dropped, problem in batch.problems:
-                (dropped if is_dropped else errors).append(problem)
-                if len(errors) >= max_errors:
-                    raise CsvImportError(errors, truncated=True)
+                if is_dropped:
+                    dropped.append(problem)
+                    continue
+                total += 1
+                if len(errors) < max_errors:
+                    errors.append(problem)
         if errors:
-            raise CsvImportError(errors)
-        return ValidationReport(stream.delimiter, count, dropped)
+            raise CsvImportError(errors, total=total)
+        return ValidationReport(stream.delimiter, count, dropped, missing)
 
 
 def stream_batches(
@@ -192,23 +226,30 @@ def stream_batches(
     max_errors: int = 100,
     batch_size: int = BATCH_SIZE,
     max_value_chars: int | None = None,
+    names: Sequence[str] | None = None,
 ) -> Iterator[Batch]:
     """Validate while reading, in one pass: yield each clean batch until a problem appears.
 
-    From the first problem on nothing more is yielded, but the file is read on to list up
-    to ``max_errors`` problems, then :class:`CsvImportError` is raised. A caller that writes
-    each batch inside one transaction rolls it back on that error and nothing is kept.
+    From the first problem on nothing more is yielded, but the file is read to its end to
+    list the first ``max_errors`` problems and count them all, then :class:`CsvImportError`
+    is raised. A caller that writes each batch inside one transaction rolls it back on that
+    error and nothing is kept.
     """
     errors: list[ImportProblem] = []
+    total = 0
     with open_rows(source) as stream:
-        for batch in _batches(stream, mapping, on_duplicate_id, batch_size, max_value_chars):
-            errors += batch.errors
-            if len(errors) >= max_errors:
-                raise CsvImportError(errors[:max_errors], truncated=True)
-            if not errors:
+        batches = _batches(
+            stream, mapping, on_duplicate_id, batch_size, max_value_chars, values=True,
+            names=names,
+        )  # fmt: skip
+        for batch in batches:
+            found = batch.errors
+            total += len(found)
+            errors += found[: max(0, max_errors - len(errors))]
+            if not total:
                 yield batch
     if errors:
-        raise CsvImportError(errors)
+        raise CsvImportError(errors, total=total)
 
 
 def read_records(
@@ -219,6 +260,7 @@ def read_records(
     on_duplicate_id: DuplicatePolicy = "error",
     delimiter: str | None = None,
     validate: bool = True,
+    names: Sequence[str] | None = None,
 ) -> Iterator[list[Record]]:
     """Validate ``source`` whole (unless ``validate=False``), then stream it in chunks.
 
@@ -229,10 +271,10 @@ def read_records(
     """
     if validate:
         report = validate_file(
-            source, mapping, on_duplicate_id=on_duplicate_id, delimiter=delimiter
+            source, mapping, on_duplicate_id=on_duplicate_id, delimiter=delimiter, names=names
         )
         delimiter = report.delimiter
-    return _chunks(source, mapping, chunk_size, on_duplicate_id, delimiter)
+    return _chunks(source, mapping, chunk_size, on_duplicate_id, delimiter, names)
 
 
 def _chunks(
@@ -241,9 +283,10 @@ def _chunks(
     chunk_size: int,
     on_duplicate_id: DuplicatePolicy,
     delimiter: str | None,
+    names: Sequence[str] | None,
 ) -> Iterator[list[Record]]:
     with open_rows(source, delimiter=delimiter) as stream:
-        for batch in _batches(stream, mapping, on_duplicate_id, chunk_size):
+        for batch in _batches(stream, mapping, on_duplicate_id, chunk_size, names=names):
             if batch.errors:
                 raise CsvImportError(batch.errors[:1])
             yield [

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from app.core.disclosure import AttributeType
 from app.models import EvidenceModel
+from app.projects.importing.plans import ROLES, ColumnChoice, PlanError, plan_columns
 from app.units import parse_percent
 
 __all__ = [
@@ -21,8 +22,6 @@ __all__ = [
     "parse_settings",
 ]
 
-#: What a column can be in the mapping step.
-ROLES = ("ignored", "id", "identifying", "sensitive", "truth")
 #: Rule and key slots shown on the blocking page.
 RULE_SLOTS, KEY_SLOTS = 4, 3
 
@@ -73,44 +72,25 @@ def parse_settings(form: Mapping[str, str]) -> dict:
     return settings
 
 
-def parse_columns(form: Mapping[str, str], header: Sequence[str], *, with_id: bool) -> dict:
-    """The role and type of every column (fields ``role-<i>`` and ``type-<i>``).
-
-    Returns ``{"id_column", "identifying": {column: type}, "sensitive": [columns], "truth"}``,
-    in header order. ``with_id`` asks for exactly one id column (not for pair files). The
-    ``truth`` column (or None) is a sensitive column too: it goes to the vault like them.
-    """
-    problems: list[str] = []
-    plan: dict = {"id_column": None, "identifying": {}, "sensitive": [], "truth": None}
-    for i, column in enumerate(header):
-        role = form.get(f"role-{i}", "ignored")
-        if role not in ROLES or (role == "id" and not with_id):
-            problems.append(f"column {column!r}: choose one of the listed roles")
-        elif role == "id":
-            if plan["id_column"] is not None:
-                problems.append(f"only one unique id column: {plan['id_column']!r} or {column!r}")
-            plan["id_column"] = column
-        elif role == "identifying":
-            kind = form.get(f"type-{i}", AttributeType.STRING.value)
-            if kind not in set(AttributeType):
-                problems.append(f"column {column!r}: unknown type {kind!r}")
-            plan["identifying"][column] = kind
-        elif role == "sensitive":
-            plan["sensitive"].append(column)
-        elif role == "truth":
-            if plan["truth"] is not None:
-                problems.append(f"only one ground-truth column: {plan['truth']!r} or {column!r}")
-            plan["truth"] = column
-            plan["sensitive"].append(column)
-        if role != "ignored" and (not column or column.lower() == "id") and role != "id":
-            problems.append(f"column {column!r} needs a name other than 'id' to be an attribute")
-    if with_id and plan["id_column"] is None:
-        problems.append("choose the column that holds each record's unique id")
-    if not plan["identifying"]:
-        problems.append("choose at least one identifying column (shown masked to workers)")
-    if problems:
-        raise FormError(problems)
-    return plan
+def parse_columns(
+    form: Mapping[str, str], header: Sequence[str], *, with_id: bool, generate_ids: bool = False
+) -> dict:
+    """The role, type and date layout of every column (``role-<i>``, ``type-<i>``,
+    ``format-<i>``) as a plan (:func:`app.projects.importing.plan_columns`), or
+    :class:`FormError` listing the problems."""
+    choices = [
+        ColumnChoice(
+            column,
+            form.get(f"role-{i}", "ignored"),
+            form.get(f"type-{i}", AttributeType.STRING.value),
+            form.get(f"format-{i}") or "",
+        )
+        for i, column in enumerate(header)
+    ]
+    try:
+        return plan_columns(choices, with_id=with_id, generate_ids=generate_ids)
+    except PlanError as exc:
+        raise FormError(exc.problems) from None
 
 
 def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
@@ -130,7 +110,13 @@ def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
             key = {"attribute": attribute, "transform": form.get(f"rule-{r}-transform-{k}")}
             key["transform"] = key["transform"] or "exact"
             if key["transform"] in ("first_n", "last_n"):
-                key["n"] = _number(form, f"rule-{r}-n-{k}", int, f"rule {r + 1}: n", problems, 0)
+                where = f"rule {r + 1}, key {k + 1}"
+                if not (form.get(f"rule-{r}-n-{k}") or "").strip():
+                    problems.append(
+                        f"{where}: {key['transform']} needs n, how many characters (1 or more)"
+                    )
+                    continue
+                key["n"] = _number(form, f"rule-{r}-n-{k}", int, f"{where}: n", problems, 0)
             keys.append(key)
         if keys:
             rules.append(keys)

@@ -31,20 +31,24 @@ from app.projects.importing import (
     previews,
     publish,
     remember,
-    stage,
     submit_check,
 )
+from app.projects.importing.layouts import HEADER_CHOICES, set_layout, stage_upload
 from app.projects.importing.recovery import reconcile_imports
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading import CsvImportError
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import ROLES, FormError, parse_columns, parse_settings
+from app.projects.views.mapping import Problems, mapping_context
 
 REJECTED = (FormError, ProjectSpecError, CsvImportError)
+#: How record ids are made (the "Record ids" choice of the mapping form).
+ID_POLICIES = ("error", "keep_first", "generate")
 
 
-def _problems(exc: Exception) -> list[str]:
-    return [str(p) for p in getattr(exc, "problems", [exc])]
+def _problems(exc: Exception) -> Problems:
+    listed = [str(p) for p in getattr(exc, "problems", [exc])]
+    return Problems(listed, getattr(exc, "total", len(listed)))
 
 
 def _staged(token: str) -> Staged:
@@ -54,22 +58,27 @@ def _staged(token: str) -> Staged:
         abort(404, str(exc))
 
 
-def _mapping_page(staged: Staged, shown, columns, problems=(), status=200, form=None):
+def _mapping_page(staged: Staged, shown, columns, problems=None, status=200, form=None):
     return render_template(
         "projects/map.html", staged=staged, shown=shown, columns=columns,
-        problems=list(problems), roles=ROLES, types=list(AttributeType),
+        problems=problems or Problems([], 0), roles=ROLES, types=list(AttributeType),
         default_type=default_type, default_role=default_role, models=list(EvidenceModel),
-        form=request.form if form is None else form,
+        form=request.form if form is None else form, **mapping_context(staged, shown),
     ), status  # fmt: skip
 
 
 def _plan(staged: Staged, columns: list[str]) -> dict:
     """The mapping form as a plan; raises ``FormError`` / ``ProjectSpecError`` if it is bad."""
-    plan = parse_columns(request.form, columns, with_id=staged.kind != "pairfile")
+    policy = request.form.get("on_duplicate_id", "error")
+    policy = policy if policy in ID_POLICIES and staged.kind != "pairfile" else "error"
+    plan = parse_columns(
+        request.form, columns, with_id=staged.kind != "pairfile",
+        generate_ids=policy == "generate",
+    )  # fmt: skip
     plan["header"], plan["settings"] = columns, parse_settings(request.form)
-    plan["on_duplicate_id"] = (
-        "keep_first" if request.form.get("on_duplicate_id") == "keep_first" else "error"
-    )
+    plan["on_duplicate_id"] = policy
+    plan["invalid_dates"] = "missing" if request.form.get("invalid_dates") == "missing" else "error"
+    plan["frequencies"] = staged.has("freq")
     check_plan(plan)
     return plan
 
@@ -80,19 +89,45 @@ def _checked_page(staged: Staged, checked):
     )
 
 
+def _new_page(form, status=200):
+    return render_template(
+        "projects/new.html", files=FILES, form=form, header_choices=HEADER_CHOICES
+    ), status
+
+
 @bp.route("/new", methods=["GET", "POST"])
 @roles_required("manager")
 def new():
-    if request.method == "GET":
-        return render_template("projects/new.html", files=FILES, form={})
-    kind = request.form.get("kind", "")
+    if request.method == "GET":  # "upload again" comes back with the name and kind
+        return _new_page({k: v for k, v in request.args.items() if k in ("name", "kind")})
+    form = request.form
     try:
-        staged = stage(request.form.get("name", ""), kind, request.files, current_user.id)
+        staged = stage_upload(
+            form.get("name", ""), form.get("kind", ""), request.files, current_user.id,
+            header=form.get("header", "auto"),
+        )  # fmt: skip
     except UploadError as exc:
         flash(str(exc), "error")
-        return render_template("projects/new.html", files=FILES, form=request.form), 400
+        return _new_page(form, 400)
     reconcile_imports()  # projects waiting on uploads the stage just swept go with them
     return redirect(url_for("projects.map_columns", token=staged.token))
+
+
+@bp.post("/new/<token>/layout")
+@roles_required("manager")
+def file_layout(token: str):
+    """Which files have a header row, and the names of the others' columns."""
+    staged = _staged(token)
+    headers = {label: request.form.get(f"header-{label}") == "yes" for label in staged.labels()}
+    names = (request.form.get("names") or "").split(",")
+    try:
+        discard_pending(staged)
+        set_layout(staged, headers, names)
+    except UploadError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("projects.map_columns", token=token))
+    db.session.commit()
+    return redirect(url_for("projects.map_columns", token=token))
 
 
 @bp.route("/new/<token>/map", methods=["GET", "POST"])
@@ -106,7 +141,9 @@ def map_columns(token: str):
     columns = mapping_columns(staged, shown)
     if request.method == "GET":  # after a failed job check: its problems, the form as sent
         form = staged.meta.get("form", {})
-        return _mapping_page(staged, shown, columns, staged.meta.get("problems", ()), form=form)
+        listed = staged.meta.get("problems", [])
+        found = Problems(listed, staged.meta.get("problems_total", len(listed)))
+        return _mapping_page(staged, shown, columns, found, form=form)
     try:
         plan = _plan(staged, columns)
         discard_pending(staged)  # a new check replaces the one waiting for confirmation

@@ -104,13 +104,13 @@ def test_rejecting_duplicates_lists_row_numbers(app, people):
         with pytest.raises(CsvImportError) as caught:
             check_and_write(staged, dev_plan(on_duplicate_id="error"), owner)
         db.session.rollback()
-        assert str(caught.value.problems[0]).startswith("line 3, column 'ID': file A: duplicate")
+        assert str(caught.value.problems[0]).startswith("file A, line 3, column 'ID': duplicate")
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [("bad_date.csv", "line 2, column 'dob'"), ("ragged_short.csv", "expected"),
-     ("binary.csv", "not valid UTF-8"), ("header_only.csv", "no data rows")],
+     ("binary.csv", "file A: this is a PNG image"), ("header_only.csv", "no data rows")],
 )  # fmt: skip
 def test_a_malformed_upload_changes_nothing(app, people, name, message):
     plan = dev_plan(

@@ -45,7 +45,7 @@ def records(source, mapping=MAPPING, **options):
 REJECTED = [
     ("latin1.csv", 3, "not valid UTF-8: byte 0xfc at byte offset 60"),
     ("bom_latin1_body.csv", 2, "not valid UTF-8: byte 0xe9 at byte offset 41"),
-    ("binary.csv", 1, "not valid UTF-8: byte 0x89 at byte offset 0"),
+    ("binary.csv", None, "this is a PNG image, not a CSV file"),
     ("utf16_bom.csv", 1, "UTF-16"),
     ("utf16le_no_bom.csv", 1, "NUL bytes"),
     ("missing_id_column.csv", 1, "no column 'ID' in the header; found 'Key'"),
@@ -211,9 +211,10 @@ def test_problems_are_capped(tmp_path):
     path.write_text("ID,first_name,last_name,dob,notes\n" + "1,a,b,,\n" * 50)
     with pytest.raises(CsvImportError) as caught:
         validate_file(path, MAPPING, max_errors=10)
+    # The first 10 are listed, all 49 counted: the list says how many it leaves out.
     assert len(caught.value.problems) == 10
-    assert caught.value.truncated
-    assert str(caught.value).endswith("and 7 more")
+    assert caught.value.truncated and caught.value.total == 49 and caught.value.more == 39
+    assert str(caught.value).endswith("and 46 more")
 
 
 def test_read_records_streams_in_chunks(tmp_path):

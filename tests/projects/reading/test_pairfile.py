@@ -97,8 +97,9 @@ def test_demo_name_frequencies_keep_counts_over_100():
         ("X,LYNN,3\n", 1, "the first field must be F or L"),
         ("F,LYNN,3\nF,LYNN,4\n", 2, "this name is listed again (line 1)"),
         ("F,LYNN\n", 1, "expected 3 fields (F|L,name,count), found 2"),
-        ("F,LYNN,-3\n", 1, "count must be a whole number >= 0"),
-        ("F,LYNN,many\n", 1, "count must be a whole number >= 0"),
+        ("F,LYNN,-3\n", 1, "count must be a whole number from 0 to 2,147,483,647"),
+        ("F,LYNN,many\n", 1, "count must be a whole number from 0 to 2,147,483,647"),
+        ("F,LYNN,2147483648\n", 1, "count must be a whole number from 0 to 2,147,483,647"),
         ("L, ,4\n", 1, "empty name"),
     ],
 )
