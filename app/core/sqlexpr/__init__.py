@@ -1,0 +1,42 @@
+"""A safe grammar for the SQL of Splink settings: parse, check, write again (per dialect)."""
+
+from app.core.sqlexpr.emit import DIALECTS, emit, text
+from app.core.sqlexpr.functions import BLOCKING_FUNCTIONS, FUNCTIONS
+from app.core.sqlexpr.nodes import (
+    Between,
+    Binary,
+    Case,
+    Cast,
+    Column,
+    Func,
+    In,
+    IsNull,
+    Literal,
+    Node,
+    Unary,
+    walk,
+)
+from app.core.sqlexpr.parse import SqlError, check_regex, parse
+
+__all__ = [
+    "BLOCKING_FUNCTIONS",
+    "DIALECTS",
+    "FUNCTIONS",
+    "Between",
+    "Binary",
+    "Case",
+    "Cast",
+    "Column",
+    "Func",
+    "In",
+    "IsNull",
+    "Literal",
+    "Node",
+    "SqlError",
+    "Unary",
+    "check_regex",
+    "emit",
+    "parse",
+    "text",
+    "walk",
+]
