@@ -1,13 +1,20 @@
-"""Blocking: rules as data, the candidate pairs they make, and a project's pairs made from them."""
+"""Blocking: rules as data or in Splink's spelling, their candidate pairs, a project's pairs."""
 
 from app.projects.blocking.pairing import BlockingRefused, create_pairs, preview_blocking
-from app.projects.blocking.rules import TRANSFORMS, candidate_pairs, parse_rules
+from app.projects.blocking.parsing import parse_rules
+from app.projects.blocking.rules import TRANSFORMS, BlockingError, Key, Rule, candidate_pairs
+from app.projects.blocking.splink import parse_splink_rule, splink_sql
 
 __all__ = [
     "TRANSFORMS",
+    "BlockingError",
     "BlockingRefused",
+    "Key",
+    "Rule",
     "candidate_pairs",
     "create_pairs",
     "parse_rules",
+    "parse_splink_rule",
     "preview_blocking",
+    "splink_sql",
 ]

@@ -3,7 +3,10 @@
 :func:`count_pairs` gives per rule ``Σ nA·nB`` (link) or ``Σ n(n−1)/2`` (dedupe) over key
 groups, and the distinct total by inclusion–exclusion over the intersections of rules (an
 intersection of rules is again a grouping, on the concatenated keys), computed with numpy on
-integer key codes. The rules themselves, and the pairs they list: :mod:`.rules`.
+integer key codes. A cross-attribute rule reads the left and the right record differently,
+so each record has a left and a right code (in one code space); a deduplication then counts
+the pairs ``i < j`` whose left code of ``i`` is the right code of ``j``. The rules
+themselves, and the pairs they list: :mod:`.rules`.
 """
 
 from __future__ import annotations
@@ -21,9 +24,14 @@ Records = Mapping[str, Mapping[str, str | None]]
 
 class Rule(Protocol):
     """What counting needs of a :class:`app.projects.blocking.rules.Rule` (which imports
-    this module): a record's blocking key."""
+    this module): a record's blocking key on the left and on the right of a pair."""
+
+    @property
+    def symmetric(self) -> bool: ...
 
     def key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None: ...
+
+    def right_key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,7 @@ def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[R
     first produced by rule r are ``Σ (−1)^|S| |∩(S ∪ {r})|`` over S ⊆ {rules before r}.
     """
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
-    codes = [_factorize([rule.key(v) for v in values]) for rule in rules]
+    codes = [_codes(rule, values) for rule in rules]
     per_rule, new = [0] * len(rules), [0] * len(rules)
 
     # Depth-first over sets of rules in increasing order, so each set is visited once, its
@@ -50,7 +58,7 @@ def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[R
     def visit(code: np.ndarray | None, size: int, start: int) -> None:
         for r in range(start, len(rules)):
             joint = codes[r] if code is None else _combine(code, codes[r])
-            count = _count(joint, len(records_a), dedupe=records_b is None)
+            count = _count(joint, len(records_a), dedupe=records_b is None, n=len(values))
             if not count:
                 continue  # no pair agrees on this set, so none on any larger one
             if code is None:
@@ -62,6 +70,14 @@ def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[R
     return PairCount(per_rule, new, sum(new))
 
 
+def _codes(rule: Rule, values: list) -> np.ndarray:
+    """Every record's left codes, then (for a cross-attribute rule) its right codes."""
+    left = [rule.key(v) for v in values]
+    if rule.symmetric:
+        return _factorize(left)
+    return _factorize(left + [rule.right_key(v) for v in values])
+
+
 def _factorize(keys: list) -> np.ndarray:
     """Integer code per key (``-1`` for missing); equal keys share a code."""
     table: dict = {}
@@ -71,7 +87,13 @@ def _factorize(keys: list) -> np.ndarray:
 
 
 def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Codes of the key pairs ``(a, b)``, re-numbered densely; missing stays ``-1``."""
+    """Codes of the key pairs ``(a, b)``, re-numbered densely; missing stays ``-1``.
+
+    A one-sided array (left codes only: a symmetric rule) is repeated to meet a two-sided
+    one (left then right codes), so the two halves stay in one code space.
+    """
+    if a.size != b.size:
+        a, b = (np.concatenate([a, a]), b) if a.size < b.size else (a, np.concatenate([b, b]))
     valid = (a >= 0) & (b >= 0)
     out = np.full(a.shape, -1, np.int64)
     if valid.any():
@@ -80,15 +102,36 @@ def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _count(code: np.ndarray, n_a: int, *, dedupe: bool) -> int:
-    """Pairs within equal codes: ``Σ n(n−1)/2`` (dedupe) or ``Σ nA·nB`` (link)."""
+def _count(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> int:
+    """Pairs agreeing on ``code``: ``Σ n(n−1)/2`` (dedupe) or ``Σ nA·nB`` (link); for left
+    and right codes (``2n`` of them), left of A against right of B, or ``i < j`` (dedupe)."""
     size = int(code.max()) + 1 if code.size else 0
     if size <= 0:
         return 0
-    if dedupe:
+    left, right = (code, code) if code.size == n else (code[:n], code[n:])
+    if dedupe and code.size == n:
         c = np.bincount(code[code >= 0], minlength=size)
         return int((c * (c - 1) // 2).sum())
-    a, b = code[:n_a], code[n_a:]
+    if dedupe:
+        return _ordered(left, right)
+    a, b = left[:n_a], right[n_a:]
     ca = np.bincount(a[a >= 0], minlength=size)
     cb = np.bincount(b[b >= 0], minlength=size)
     return int((ca * cb).sum())
+
+
+def _ordered(left: np.ndarray, right: np.ndarray) -> int:
+    """``#{(i, j): i < j, left[i] == right[j] >= 0}``, by one sort of both sides' codes."""
+    index = np.arange(left.size, dtype=np.int64)
+    keep_l, keep_r = left >= 0, right >= 0
+    code = np.concatenate([left[keep_l], right[keep_r]])
+    position = np.concatenate([index[keep_l], index[keep_r]])
+    # At one position a right entry sorts before the left one: i < j is strict.
+    is_left = np.concatenate([np.ones(keep_l.sum(), bool), np.zeros(keep_r.sum(), bool)])
+    order = np.lexsort((is_left, position, code))
+    code, is_left = code[order], is_left[order]
+    lefts_so_far = np.cumsum(is_left)
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    group_start = np.repeat(starts, np.diff(np.r_[starts, code.size]))
+    before_group = np.where(group_start > 0, lefts_so_far[group_start - 1], 0)
+    return int((lefts_so_far - before_group)[~is_left].sum())

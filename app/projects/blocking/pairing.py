@@ -11,12 +11,8 @@ from sqlalchemy.orm import aliased
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
 from app.projects.blocking.counting import count_pairs
-from app.projects.blocking.rules import (
-    BlockingError,
-    TooManyPairs,
-    candidate_pairs,
-    parse_rules,
-)
+from app.projects.blocking.parsing import parse_rules
+from app.projects.blocking.rules import BlockingError, TooManyPairs, candidate_pairs
 
 __all__ = [
     "BlockingRefused",

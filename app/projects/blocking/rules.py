@@ -1,17 +1,24 @@
 """Blocking rules as data, the candidate pairs they produce, and how many, cheaply.
 
 A :class:`Rule` is a conjunction of :class:`Key` s (attribute + transform); a list of rules is
-their disjunction, as in Splink's ``blocking_rules_to_generate_predictions``. Rules are parsed
-from JSON-like data and applied by table look-up, never evaluated as code.
+their disjunction, as in Splink's ``blocking_rules_to_generate_predictions``. A rule's keys
+apply to the left record and its ``right`` keys (the same ones unless said otherwise) to the
+right record, so a cross-attribute rule such as Splink's swapped names
+(``l.given_name = r.surname AND l.surname = r.given_name``) is a rule too. Rules are parsed
+from JSON-like data or from Splink's own spelling (:mod:`.parsing`, :mod:`.splink`: a safe
+grammar) and applied by table look-up, never evaluated as code.
 
-Two records block together under a rule when every key gives both the same non-missing
-value. A pair produced by several rules is reported once, for the first rule (the check is
-done pair by pair against the earlier rules' keys, so no set of emitted pairs is kept).
+Two records block together under a rule when every key of the left record gives the same
+non-missing value as the matching key of the right one. The left record of a link is from
+file A; of a deduplication, the earlier of the two in the file (Splink orders by id). A pair
+produced by several rules is reported once, for the first rule (the check is done pair by
+pair against the earlier rules' keys, so no set of emitted pairs is kept).
 How many pairs that makes, without listing them: :mod:`app.projects.blocking.counting`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,32 +28,37 @@ from app.core.disclosure import AttributeType
 from app.projects.blocking.counting import Records, count_pairs
 
 __all__ = [
+    "DATE_PARTS",
+    "MAX_RULES",
+    "PHONETIC",
     "TRANSFORMS",
+    "WITH_N",
     "BlockingError",
     "Key",
     "Rule",
     "TooManyPairs",
     "candidate_pairs",
-    "parse_rules",
+    "check_key",
 ]
 
 
-_DATE_PARTS = {
+DATE_PARTS = {
     "year": slice(4, 8),
     "month": slice(0, 2),
     "day": slice(2, 4),
     "month_day": slice(0, 4),
 }
-_PHONETIC = {
+PHONETIC = {
     "soundex": jellyfish.soundex,
     "metaphone": jellyfish.metaphone,
     "nysiis": jellyfish.nysiis,
 }
-_WITH_N = ("first_n", "last_n")
+WITH_N = ("first_n", "last_n")
 #: Every transform a key may use.
-TRANSFORMS = ("exact", *_WITH_N, *_PHONETIC, *_DATE_PARTS)
-#: More rules make the inclusion–exclusion count (2^rules groupings) too slow.
-MAX_RULES = 8
+TRANSFORMS = ("exact", *WITH_N, *PHONETIC, *DATE_PARTS)
+#: The inclusion–exclusion count visits the non-empty intersections of rules only, but
+#: overlapping rules make up to 2^rules of them.
+MAX_RULES = 12
 
 
 class BlockingError(ValueError):
@@ -80,82 +92,99 @@ class Key:
             out = value[: self.n]
         elif t == "last_n":
             out = value[-self.n :]  # type: ignore[operator]
-        elif t in _PHONETIC:
-            out = _PHONETIC[t](value)
+        elif t in PHONETIC:
+            out = PHONETIC[t](value)
         else:  # a date part of the normalised ``MMDDYYYY``
-            out = value[_DATE_PARTS[t]] if len(value) == 8 and value.isdigit() else None
+            out = value[DATE_PARTS[t]] if len(value) == 8 and value.isdigit() else None
         return out or None
 
     def __str__(self) -> str:
         return f"{self.attribute} {self.transform}" + (f"({self.n})" if self.n else "")
 
+    def sql(self, side: str) -> str:
+        """The key in the SQL-like spelling of :mod:`.splink` (``substr(l.surname, 1, 2)``)."""
+        name = self.attribute
+        column = f"{side}.{name if _PLAIN.fullmatch(name) else _quoted(name)}"
+        if self.transform == "exact":
+            return column
+        if self.transform == "first_n":
+            return f"substr({column}, 1, {self.n})"
+        if self.transform == "last_n":
+            return f"right({column}, {self.n})"
+        return f"{self.transform}({column})"
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """Keys that must all agree (AND)."""
+    """Keys that must all agree (AND): ``keys`` of the left record against ``right`` of the
+    right record, position by position (``right`` is ``None`` when it is ``keys``)."""
 
     keys: tuple[Key, ...]
+    right: tuple[Key, ...] | None = None
+
+    @property
+    def right_keys(self) -> tuple[Key, ...]:
+        return self.keys if self.right is None else self.right
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether both records are read the same way (any plain ``block_on`` rule)."""
+        return self.right is None or self.right == self.keys
 
     def key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None:
-        """The record's blocking key under this rule, ``None`` if any part is missing."""
-        parts = []
-        for k in self.keys:
-            part = k.apply(values.get(k.attribute))
-            if part is None:
-                return None
-            parts.append(part)
-        return tuple(parts)
+        """The left record's blocking key under this rule, ``None`` if any part is missing."""
+        return _key(self.keys, values)
+
+    def right_key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None:
+        """The right record's blocking key under this rule."""
+        return _key(self.right_keys, values)
+
+    def sql(self) -> str:
+        """The rule as a Splink-style SQL-like rule (``l.a = r.a AND …``), which parses back."""
+        return " AND ".join(
+            f"{left.sql('l')} = {right.sql('r')}"
+            for left, right in zip(self.keys, self.right_keys, strict=True)
+        )
 
     def __str__(self) -> str:
-        return " & ".join(str(k) for k in self.keys)
+        if self.symmetric:
+            return " & ".join(str(k) for k in self.keys)
+        return self.sql()
 
 
-def parse_rules(
-    data: object, attributes: Mapping[str, AttributeType] | Sequence[str] | None = None
-) -> list[Rule]:
-    """Build rules from JSON-like ``data``, checking them against ``attributes``.
+def _key(keys: tuple[Key, ...], values: Mapping[str, str | None]) -> tuple[str, ...] | None:
+    parts = []
+    for k in keys:
+        part = k.apply(values.get(k.attribute))
+        if part is None:
+            return None
+        parts.append(part)
+    return tuple(parts)
 
-    ``data`` is a list of rules; a rule is a list of keys (or ``{"keys": [...]}``); a key is
-    ``"attribute"`` (exact), ``{"attribute": a, "transform": t, "n": n}`` or
-    ``[a, t]`` / ``[a, t, n]``. With typed ``attributes``, date parts need a date attribute
-    and phonetic codes a string or category one.
+
+def check_key(
+    attribute: object, transform: object, n: object, where: str, attributes: object
+) -> Key:
+    """The key, if ``attributes`` (names, or names to types) allow it; else the problem.
+
+    Date parts need a date attribute and phonetic codes a string or category one.
     """
-    if not isinstance(data, list) or not data:
-        raise BlockingError("blocking rules must be a non-empty list of rules")
-    if len(data) > MAX_RULES:
-        raise BlockingError(f"at most {MAX_RULES} blocking rules, got {len(data)}")
-    rules = []
-    for r, raw_rule in enumerate(data, 1):
-        raw_keys = raw_rule.get("keys") if isinstance(raw_rule, dict) else raw_rule
-        if not isinstance(raw_keys, list) or not raw_keys:
-            raise BlockingError(f"rule {r}: must be a non-empty list of keys")
-        keys = tuple(
-            _parse_key(raw, f"rule {r}, key {k}", attributes) for k, raw in enumerate(raw_keys, 1)
-        )
-        rules.append(Rule(keys))
-    return rules
-
-
-def _parse_key(raw: object, where: str, attributes: object) -> Key:
-    if isinstance(raw, str):
-        raw = {"attribute": raw}
-    elif isinstance(raw, list | tuple) and 1 <= len(raw) <= 3:
-        raw = dict(zip(("attribute", "transform", "n"), raw, strict=False))
-    if not isinstance(raw, dict):
-        raise BlockingError(f"{where}: a key is a name, a list or an object, not {raw!r}")
-    unknown = set(raw) - {"attribute", "transform", "n"}
-    if unknown:
-        raise BlockingError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
-    attribute, transform, n = raw.get("attribute"), raw.get("transform", "exact"), raw.get("n")
     if not isinstance(attribute, str) or not attribute:
         raise BlockingError(f"{where}: missing attribute name")
-    if attributes is not None and attribute not in attributes:
+    if attributes is not None and attribute not in attributes:  # type: ignore[operator]
         raise BlockingError(f"{where}: unknown attribute {attribute!r}")
     if transform not in TRANSFORMS:
         raise BlockingError(
             f"{where}: unknown transform {transform!r} (choose from {', '.join(TRANSFORMS)})"
         )
-    if transform in _WITH_N:
+    if transform in WITH_N:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise BlockingError(f"{where}: {transform} needs a whole number n >= 1, not {n!r}")
     elif n is not None:
@@ -163,21 +192,15 @@ def _parse_key(raw: object, where: str, attributes: object) -> Key:
     kind = attributes.get(attribute) if isinstance(attributes, Mapping) else None
     if kind is not None:
         kind = AttributeType(kind)
-        if transform in _DATE_PARTS and kind is not AttributeType.DATE:
+        if transform in DATE_PARTS and kind is not AttributeType.DATE:
             raise BlockingError(
                 f"{where}: {transform} needs a date attribute; {attribute} is {kind}"
             )
-        if transform in _PHONETIC and kind not in (AttributeType.STRING, AttributeType.CATEGORY):
+        if transform in PHONETIC and kind not in (AttributeType.STRING, AttributeType.CATEGORY):
             raise BlockingError(
                 f"{where}: {transform} needs a string attribute; {attribute} is {kind}"
             )
-    return Key(attribute, transform, n)
-
-
-def _keys(records: Records, rules: Sequence[Rule]) -> tuple[list[str], list[list]]:
-    """Record ids, and per rule the blocking key of every record (in the same order)."""
-    ids = list(records)
-    return ids, [[rule.key(records[i]) for i in ids] for rule in rules]
+    return Key(attribute, transform, n)  # type: ignore[arg-type]
 
 
 def candidate_pairs(
@@ -189,8 +212,9 @@ def candidate_pairs(
 ) -> Iterator[tuple[str, str, int]]:
     """Yield ``(id_a, id_b, rule_index)`` for every pair blocked together by some rule.
 
-    Link mode (two sources) pairs A with B only. Dedupe mode (``records_b`` is ``None``)
-    pairs records of A, each unordered pair once, ordered as in ``records_a``. With
+    Link mode (two sources) pairs A (left) with B (right) only. Dedupe mode (``records_b``
+    is ``None``) pairs records of A, each unordered pair once, the earlier one in
+    ``records_a`` first and on the left. With
     ``max_pairs``, :class:`TooManyPairs` is raised (before any pair) if the distinct total
     exceeds it.
     """
@@ -204,25 +228,33 @@ def candidate_pairs(
 def _generate(
     records_a: Records, records_b: Records | None, rules: Sequence[Rule]
 ) -> Iterator[tuple[str, str, int]]:
-    ids_a, keys_a = _keys(records_a, rules)
-    ids_b, keys_b = (ids_a, keys_a) if records_b is None else _keys(records_b, rules)
+    dedupe = records_b is None
+    ids_a = list(records_a)
+    ids_b = ids_a if dedupe else list(records_b)  # type: ignore[arg-type]
+    values_a = [records_a[i] for i in ids_a]
+    values_b = values_a if dedupe else [records_b[i] for i in ids_b]  # type: ignore[index]
+    left = [[rule.key(v) for v in values_a] for rule in rules]
+    right = [
+        left[r] if dedupe and rule.symmetric else [rule.right_key(v) for v in values_b]
+        for r, rule in enumerate(rules)
+    ]
 
     def earlier(i: int, j: int, r: int) -> bool:
-        return any(keys_a[q][i] is not None and keys_a[q][i] == keys_b[q][j] for q in range(r))
+        return any(left[q][i] is not None and left[q][i] == right[q][j] for q in range(r))
 
-    for r in range(len(rules)):
+    for r, rule in enumerate(rules):
         groups: dict[tuple[str, ...], list[int]] = {}
-        for j, key in enumerate(keys_b[r]):
+        for j, key in enumerate(right[r]):
             if key is not None:
                 groups.setdefault(key, []).append(j)
-        if records_b is None:
+        if dedupe and rule.symmetric:
             for members in groups.values():
                 for x, i in enumerate(members):
                     for j in members[x + 1 :]:
                         if not earlier(i, j, r):
                             yield ids_a[i], ids_a[j], r
             continue
-        for i, key in enumerate(keys_a[r]):
+        for i, key in enumerate(left[r]):
             for j in groups.get(key, ()) if key is not None else ():
-                if not earlier(i, j, r):
+                if (not dedupe or j > i) and not earlier(i, j, r):
                     yield ids_a[i], ids_b[j], r

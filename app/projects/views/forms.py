@@ -96,8 +96,10 @@ def parse_columns(
 def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
     """Blocking rules from the slots ``rule-<r>-attr-<k>``, ``-transform-<k>``, ``-n-<k>``.
 
-    Empty slots are skipped; a rule is the AND of its keys, the rules are OR-ed. The
-    returned data is checked by :func:`app.projects.blocking.parse_rules`.
+    Empty slots are skipped; a rule is the AND of its keys, the rules are OR-ed. Each
+    non-empty line of ``splink_rules`` is one more rule in Splink's spelling
+    (``block_on("surname")``, ``l.given_name = r.surname AND l.surname = r.given_name``),
+    kept as text: :func:`app.projects.blocking.parse_rules` checks all of them.
     """
     problems: list[str] = []
     rules = []
@@ -120,6 +122,7 @@ def parse_rules(form: Mapping[str, str]) -> list[list[dict]]:
             keys.append(key)
         if keys:
             rules.append(keys)
+    rules.extend(line.strip() for line in form.get("splink_rules", "").splitlines() if line.strip())
     if not rules and not problems:
         problems.append("add at least one blocking rule (an attribute to block on)")
     if problems:

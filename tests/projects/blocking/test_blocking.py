@@ -11,14 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.projects.blocking.counting import count_pairs
-from app.projects.blocking.rules import (
-    BlockingError,
-    Key,
-    Rule,
-    TooManyPairs,
-    candidate_pairs,
-    parse_rules,
-)
+from app.projects.blocking.parsing import parse_rules
+from app.projects.blocking.rules import BlockingError, Key, Rule, TooManyPairs, candidate_pairs
 from app.projects.reading.records import ColumnMapping, read_records
 
 MINDFIRL = Path(__file__).parent.parent.parent / "data" / "mindfirl"
@@ -47,9 +41,9 @@ def test_parse_rules_accepts_every_key_form():
     [
         ([], "non-empty list of rules"),
         ({"keys": ["last"]}, "non-empty list of rules"),
-        ([["last"]] * 9, "at most 8 blocking rules"),
+        ([["last"]] * 13, "at most 12 blocking rules"),
         ([[]], "rule 1: must be a non-empty list of keys"),
-        ([["last"], "last"], "rule 2: must be a non-empty list of keys"),
+        ([["last"], 7], "rule 2: must be a non-empty list of keys"),
         ([["maiden_name"]], "rule 1, key 1: unknown attribute 'maiden_name'"),
         ([["last", ["first", "levenshtein"]]], "rule 1, key 2: unknown transform 'levenshtein'"),
         ([[["first", "first_n"]]], "first_n needs a whole number n >= 1, not None"),
@@ -177,9 +171,12 @@ RECORDS = st.lists(st.fixed_dictionaries({"x": VALUES, "y": VALUES, "z": VALUES}
 KEYS = st.sampled_from(
     [Key("x"), Key("y"), Key("z"), Key("x", "first_n", 2), Key("y", "soundex"), Key("z", "year")]
 )
-RULES = st.lists(
-    st.lists(KEYS, min_size=1, max_size=2).map(lambda k: Rule(tuple(k))), min_size=1, max_size=4
+# A rule reads both records alike, or (cross-attribute) the right one with other keys.
+SYMMETRIC = st.lists(KEYS, min_size=1, max_size=2).map(lambda k: Rule(tuple(k)))
+CROSS = st.lists(st.tuples(KEYS, KEYS), min_size=1, max_size=2).map(
+    lambda kk: Rule(tuple(a for a, _ in kk), tuple(b for _, b in kk))
 )
+RULES = st.lists(SYMMETRIC | CROSS, min_size=1, max_size=4)
 
 
 def _brute(records_a, records_b, rules):
@@ -191,8 +188,8 @@ def _brute(records_a, records_b, rules):
     found = {}
     for (ia, va), (ib, vb) in candidates:
         for r, rule in enumerate(rules):
-            key = rule.key(va)
-            if key is not None and key == rule.key(vb):
+            key = rule.key(va)  # the left record: A's, or the earlier one
+            if key is not None and key == rule.right_key(vb):
                 found[ia, ib] = r
                 break
     return found

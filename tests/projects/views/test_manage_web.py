@@ -171,3 +171,17 @@ def test_another_managers_project_is_forbidden(app, client, people):
     client.post("/login", data={"username": "mia", "password": PASSWORD})
     assert client.get(f"/projects/{project_id}").status_code == 403
     assert client.get(f"/api/v1/projects/{project_id}/export/labels").status_code == 403
+
+
+def test_blocking_page_takes_rules_in_splink_spelling(app, manager):
+    project_id = create_link_project(manager)
+    base = f"/projects/{project_id}"
+    swapped = "l.first_name = r.last_name AND l.last_name = r.first_name"
+    form = {"splink_rules": f'block_on("last_name")\n\n{swapped}\n', "action": "preview"}
+    preview = manager.post(f"{base}/blocking", data=form)
+    assert preview.status_code == 200
+    assert b"last_name exact" in preview.data and swapped.encode() in preview.data
+    refused = manager.post(
+        f"{base}/blocking", data={"splink_rules": "l.last_name = read_csv('/etc/passwd')"}
+    )
+    assert refused.status_code == 400 and b"is not allowed" in refused.data
