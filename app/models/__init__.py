@@ -20,6 +20,7 @@ from app.models.project import (
     Source,
 )
 from app.models.record import Record, VaultRecord
+from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Record",
     "RevealEvent",
     "Role",
+    "ScoringModel",
     "Source",
     "User",
     "VaultRecord",

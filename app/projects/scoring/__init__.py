@@ -1,0 +1,30 @@
+"""Scoring: a project's Splink model, checked, trained or uploaded, and its predictions."""
+
+from app.projects.scoring.menu import CHOICES, Training
+from app.projects.scoring.model import Model, ModelError, check_model
+from app.projects.scoring.service import (
+    ScoringRefused,
+    current_model,
+    load_model,
+    run_predictions,
+    run_training,
+    submit_scoring,
+    submit_training,
+    upload_model,
+)
+
+__all__ = [
+    "CHOICES",
+    "Model",
+    "ModelError",
+    "ScoringRefused",
+    "Training",
+    "check_model",
+    "current_model",
+    "load_model",
+    "run_predictions",
+    "run_training",
+    "submit_scoring",
+    "submit_training",
+    "upload_model",
+]

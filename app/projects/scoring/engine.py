@@ -1,0 +1,238 @@
+"""One scoring run: the project's records into Splink, a model trained and/or its predictions
+out as Parquet, every working file removed at the end (on failure too).
+
+The predictions file has Splink's predict columns — ``source_dataset_l, unique_id_l,
+source_dataset_r, unique_id_r, match_weight, match_probability, match_key`` — with the
+records' ids from their files and the sources as ``A``/``B``: the scored-pairs format the
+project imports. No identifying value is in it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from flask import current_app
+
+from app.models import Project, ProjectKind
+from app.projects.blocking import Rule
+from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
+from app.projects.scoring.menu import Training
+from app.projects.scoring.model import Comparison, Model
+from app.projects.scoring.working import BATCH, Layout, record_batches, rule_sql, run_settings
+
+__all__ = ["OUTPUT_SCHEMA", "Outcome", "run_scoring", "work_root"]
+
+log = logging.getLogger(__name__)
+
+OUTPUT_SCHEMA = pa.schema(
+    [
+        ("source_dataset_l", pa.string()),
+        ("unique_id_l", pa.string()),
+        ("source_dataset_r", pa.string()),
+        ("unique_id_r", pa.string()),
+        ("match_weight", pa.float64()),
+        ("match_probability", pa.float64()),
+        ("match_key", pa.string()),
+    ]
+)
+OUT_BATCH = 200_000
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    model: Model  # trained when training was asked, else the model given
+    pairs: int | None  # predictions written (None: no prediction asked)
+    backend: str
+    seconds: float
+
+
+def work_root() -> Path:
+    """Where jobs make their working directories (``SCORING_WORK_DIR``, else instance/)."""
+    root = current_app.config.get("SCORING_WORK_DIR") or os.path.join(
+        current_app.instance_path, "scoring-work"
+    )
+    Path(root).mkdir(parents=True, exist_ok=True)
+    return Path(root)
+
+
+def _backend(name: str, work_dir: Path):
+    config = current_app.config
+    if name == "spark":
+        return SparkBackend(
+            work_dir,
+            master=config.get("SPARK_MASTER"),
+            checkpoint_dir=config.get("SPARK_CHECKPOINT_DIR")
+            or os.environ.get("SPARK_CHECKPOINT_DIR"),
+            output_dir=config.get("SPARK_OUTPUT_DIR") or os.environ.get("SPARK_OUTPUT_DIR"),
+        )
+    return DuckDBBackend(
+        work_dir,
+        threads=config.get("SCORING_DUCKDB_THREADS"),
+        memory=config.get("SCORING_DUCKDB_MEMORY"),
+    )
+
+
+def run_scoring(
+    project: Project,
+    model: Model,
+    *,
+    training: tuple[Training, list[Rule], list[Rule]] | None = None,
+    predict_to: Path | None = None,
+    progress: Progress = lambda done, total: None,
+    backend: str | None = None,
+) -> Outcome:
+    """Train ``model`` (``training``: choices, EM rules, deterministic rules) and/or write its
+    predictions to ``predict_to``; progress counts record batches, training steps and
+    output batches."""
+    name = backend or backend_name(current_app.config)
+    started = time.monotonic()
+    em_rules, deterministic = (training[1], training[2]) if training else ([], [])
+    layout = Layout.of(project, [*model.rules, *em_rules, *deterministic])
+    labels = ["A", "B"] if project.kind == ProjectKind.LINK else ["A"]
+    load_steps = max(1, -(-sum(s.record_count for s in project.sources) // BATCH))
+    steps = Steps(progress, load_steps + (2 + len(em_rules) if training else 0) + bool(predict_to))
+    work_dir = Path(tempfile.mkdtemp(prefix=f"project{project.id}-", dir=work_root()))
+    engine = None
+    try:
+        engine = _backend(name, work_dir)
+        ids: dict[str, list] = {label: [] for label in labels}
+        for label, batch, external in record_batches(project, layout):
+            engine.append(label, batch)
+            ids[label].append((batch.column(0).to_numpy(), external))
+            steps.advance(limit=load_steps)
+        steps.reach(load_steps)
+        from splink import Linker
+
+        tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
+        settings = run_settings(model, layout, engine.dialect)
+        linker = Linker(tables if len(tables) > 1 else tables[0], settings, log_level=None)
+        if training:
+            model = _train(linker, model, training[0], em_rules, deterministic, layout, steps)
+        pairs = None
+        if predict_to is not None:
+            predictions = linker.inference.predict()
+            steps.advance()
+            batches = engine.batches(predictions, OUT_BATCH)
+            pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
+    finally:
+        if engine is not None:
+            engine.close()
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return Outcome(model, pairs, name, time.monotonic() - started)
+
+
+class Steps:
+    """Progress as steps done of a known number (record batches, training steps, predict)."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def advance(self, limit: int | None = None) -> None:
+        self.done = self.done + 1 if limit is None else min(self.done + 1, limit)
+        self.progress(self.done, self.total)
+
+    def reach(self, done: int) -> None:
+        self.done = done
+
+
+def _train(
+    linker, model: Model, training: Training, em_rules, deterministic, layout, dialect, step
+):
+    """λ from the deterministic rules, u by random sampling, m by one EM session per rule."""
+    if deterministic:
+        linker.training.estimate_probability_two_random_records_match(
+            [rule_sql(r, layout, dialect) for r in deterministic], recall=training.recall
+        )
+    step(1)
+    linker.training.estimate_u_using_random_sampling(max_pairs=training.u_pairs, seed=training.seed)
+    step(2)
+    for k, rule in enumerate(em_rules, 3):
+        linker.training.estimate_parameters_using_expectation_maximisation(
+            rule_sql(rule, layout, dialect, mention_sources=True)
+        )
+        step(k)
+    return with_parameters(model, linker.misc.save_model_to_json())
+
+
+def with_parameters(model: Model, trained: dict) -> Model:
+    """``model`` with λ and every level's m and u taken from Splink's saved settings (the
+    comparisons and levels are in the same order: the application wrote them)."""
+    comparisons = []
+    for comparison, saved in zip(model.comparisons, trained["comparisons"], strict=True):
+        levels = tuple(
+            dataclasses.replace(level, m=s.get("m_probability"), u=s.get("u_probability"))
+            for level, s in zip(comparison.levels, saved["comparison_levels"], strict=True)
+        )
+        comparisons.append(Comparison(comparison.name, levels, comparison.description))
+    return dataclasses.replace(
+        model,
+        comparisons=tuple(comparisons),
+        probability=float(trained["probability_two_random_records_match"]),
+    )
+
+
+def _id_maps(ids: dict[str, list]) -> dict[str, np.ndarray]:
+    """Per source, the file id at each position."""
+    out = {}
+    for label, parts in ids.items():
+        size = max((int(p.max()) + 1 for p, _ in parts if p.size), default=0)
+        table = np.empty(size, dtype=object)
+        for positions, external in parts:
+            table[positions] = external
+        out[label] = table
+    return out
+
+
+def _write(batches, ids: dict[str, np.ndarray], path: Path, *, dedupe: bool) -> int:
+    """Write the predictions with file ids; atomically (a temporary file renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    written = 0
+    try:
+        with pq.ParquetWriter(partial, OUTPUT_SCHEMA) as writer:
+            for batch in batches:
+                writer.write_batch(_output_batch(batch, ids, dedupe))
+                written += batch.num_rows
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return written
+
+
+def _output_batch(batch: pa.RecordBatch, ids, dedupe: bool) -> pa.RecordBatch:
+    n = batch.num_rows
+    columns = {}
+    for side in ("l", "r"):
+        if dedupe:
+            source = np.full(n, "A", dtype=object)
+        else:
+            source = batch.column(f"source_dataset_{side}").to_numpy(zero_copy_only=False)
+        position = batch.column(f"unique_id_{side}").to_numpy(zero_copy_only=False).astype(np.int64)
+        external = np.empty(n, dtype=object)
+        for label, table in ids.items():
+            mask = source == label
+            external[mask] = table[position[mask]]
+        columns[f"source_dataset_{side}"] = pa.array(source, pa.string())
+        columns[f"unique_id_{side}"] = pa.array(external, pa.string())
+    return pa.RecordBatch.from_arrays(
+        [
+            columns["source_dataset_l"], columns["unique_id_l"],
+            columns["source_dataset_r"], columns["unique_id_r"],
+            batch.column("match_weight").cast(pa.float64()),
+            batch.column("match_probability").cast(pa.float64()),
+            batch.column("match_key").cast(pa.string()),
+        ],
+        schema=OUTPUT_SCHEMA,
+    )  # fmt: skip

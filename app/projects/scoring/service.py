@@ -1,0 +1,181 @@
+"""A project's Splink model: upload one, train one, score the project's records with it.
+
+Training and scoring run as jobs (:mod:`app.jobs`): :func:`submit_training` and
+:func:`submit_scoring` check what they can at once (the model, the menu, the rules) and
+queue the work; :func:`run_training` and :func:`run_predictions` are the jobs. The caller
+commits what the submitting functions add.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flask import current_app
+from sqlalchemy import select
+
+from app.extensions import db
+from app.jobs import current_job_id, submit
+from app.models import Project, ProjectKind, ScoringModel, User
+from app.models.base import utcnow
+from app.projects.scoring.engine import run_scoring
+from app.projects.scoring.menu import Training, TrainingError, model_to_train
+from app.projects.scoring.model import Model, ModelError, check_model
+
+__all__ = [
+    "MAX_MODEL_BYTES",
+    "ScoringRefused",
+    "current_model",
+    "load_model",
+    "predictions_file",
+    "run_predictions",
+    "run_training",
+    "submit_scoring",
+    "submit_training",
+    "upload_model",
+]
+
+MAX_MODEL_BYTES = 1_000_000
+
+
+class ScoringRefused(ValueError):
+    """The model or the request is refused; ``problems`` says why, place by place."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def _kind(project: Project) -> str:
+    if project.kind == ProjectKind.PAIRFILE:
+        raise ScoringRefused(
+            ["a pair-file project has its pairs already; it has no records to score"]
+        )
+    return "link" if project.kind == ProjectKind.LINK else "dedupe"
+
+
+def _attributes(project: Project) -> dict:
+    return {a.name: a.type for a in project.identifying}
+
+
+def upload_model(project: Project, raw: bytes | str, by: User) -> ScoringModel:
+    """Check a Splink model JSON for ``project`` and store it as the project's model."""
+    kind = _kind(project)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise ScoringRefused([f"a model file has at most {MAX_MODEL_BYTES:,} bytes"])
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ScoringRefused(["not a JSON file (save the model with save_model_to_json)"]) from None
+    try:
+        model = check_model(data, _attributes(project), kind)
+    except ModelError as exc:
+        raise ScoringRefused(exc.problems) from None
+    row = ScoringModel(
+        project_id=project.id, origin="uploaded", settings=model.as_json(), created_by=by.id
+    )
+    db.session.add(row)
+    db.session.flush()
+    return row
+
+
+def current_model(project: Project) -> ScoringModel | None:
+    """The project's newest model with settings (a training still running has none)."""
+    query = (
+        select(ScoringModel)
+        .where(ScoringModel.project_id == project.id, ScoringModel.settings.is_not(None))
+        .order_by(ScoringModel.id.desc())
+        .limit(1)
+    )
+    return db.session.scalars(query).first()
+
+
+def load_model(project: Project, row: ScoringModel) -> Model:
+    """The stored model, checked again (what is stored was written by the application)."""
+    return check_model(row.settings, _attributes(project), _kind(project))
+
+
+def predictions_file(project_id: int, model_id: int) -> Path:
+    root = current_app.config.get("SCORING_OUTPUT_DIR") or Path(
+        current_app.instance_path, "scoring"
+    )
+    return Path(root) / f"project_{project_id}" / f"model_{model_id}.parquet"
+
+
+def submit_training(project: Project, training: Training, by: User, *, then_score: bool) -> int:
+    """Check ``training`` for ``project`` and queue the training job; return its id."""
+    try:
+        model_to_train(training, _attributes(project), _kind(project))
+    except TrainingError as exc:
+        raise ScoringRefused(exc.problems) from None
+    return submit(
+        "scoring-train", run_training, project.id, training.as_json(), by.id, then_score,
+        created_by=by.id,
+    )  # fmt: skip
+
+
+def submit_scoring(project: Project, by: User) -> int:
+    """Queue the scoring of ``project``'s records with its current model; the job id."""
+    row = current_model(project)
+    if row is None:
+        raise ScoringRefused(["upload or train a model first"])
+    return submit("scoring", run_predictions, project.id, row.id, created_by=by.id)
+
+
+def run_training(
+    project_id: int, training: dict, user_id: int, then_score: bool, *, progress
+) -> dict:
+    """The job: train a model from the manager's choices (and score with it)."""
+    project = db.session.get(Project, project_id)
+    chosen = Training.from_json(training)
+    model, em, deterministic = model_to_train(chosen, _attributes(project), _kind(project))
+    row = ScoringModel(
+        project_id=project_id, origin="trained", training=training, created_by=user_id,
+        job_id=current_job_id(),
+    )  # fmt: skip
+    db.session.add(row)
+    db.session.commit()  # the row exists (without settings) while the job runs
+    path = predictions_file(project_id, row.id) if then_score else None
+    try:
+        outcome = run_scoring(
+            project, model, training=(chosen, em, deterministic), predict_to=path,
+            progress=progress,
+        )  # fmt: skip
+    except BaseException:
+        db.session.rollback()
+        db.session.delete(db.session.get(ScoringModel, row.id))
+        db.session.commit()
+        raise
+    row = db.session.get(ScoringModel, row.id)
+    row.settings = outcome.model.as_json()
+    row.backend = outcome.backend
+    if path is not None:
+        _record_predictions(row, path, outcome.pairs)
+    db.session.commit()
+    return {"project_id": project_id, "model_id": row.id, "pairs": outcome.pairs,
+            "backend": outcome.backend, "seconds": round(outcome.seconds, 1)}  # fmt: skip
+
+
+def run_predictions(project_id: int, model_id: int, *, progress) -> dict:
+    """The job: score the project's records with a stored model; Parquet under instance/."""
+    project = db.session.get(Project, project_id)
+    row = db.session.get(ScoringModel, model_id)
+    try:
+        model = load_model(project, row)
+    except ModelError as exc:  # the project's attributes changed since
+        raise ScoringRefused(exc.problems) from None
+    path = predictions_file(project_id, model_id)
+    outcome = run_scoring(project, model, predict_to=path, progress=progress)
+    row = db.session.get(ScoringModel, model_id)
+    row.backend = outcome.backend
+    _record_predictions(row, path, outcome.pairs)
+    db.session.commit()
+    return {"project_id": project_id, "model_id": model_id, "pairs": outcome.pairs,
+            "backend": outcome.backend, "seconds": round(outcome.seconds, 1)}  # fmt: skip
+
+
+def _record_predictions(row: ScoringModel, path: Path, pairs: int | None) -> None:
+    row.predictions = str(path)
+    row.predicted_pairs = pairs
+    row.predicted_at = utcnow()
+    row.predicted_by_job = current_job_id()

@@ -1,0 +1,197 @@
+"""The working tables a scoring run gives Splink, and the settings it writes for them.
+
+Records leave the database as rows of the working table and nowhere else: ``unique_id``
+(the record's position in its file), ``source_dataset`` (``A``/``B``), one column per
+identifying attribute (``a0``, ``a1``, …: the app's names, never the file's), and one
+column per derived blocking key (``k0``, …) filled by :meth:`Key.apply` — the same function
+the in-app blocking uses. Dates are given as ISO ``YYYY-MM-DD`` (what Splink's date
+comparisons read). Sensitive columns are never read.
+
+:func:`run_settings` writes the Splink settings of a checked model for those columns in a
+dialect: every SQL string in them comes from :func:`app.core.sqlexpr.emit` or
+:func:`app.projects.blocking.splink_sql`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+from sqlalchemy import select
+
+from app.core.disclosure import AttributeType
+from app.core.sqlexpr import Column, emit
+from app.extensions import db
+from app.models import Project, ProjectKind, Record, Source
+from app.projects.blocking import Key, Rule, splink_sql
+from app.projects.scoring.model import Model
+
+__all__ = ["BATCH", "Layout", "record_batches", "rule_sql", "run_settings"]
+
+BATCH = 50_000
+
+
+@dataclass
+class Layout:
+    """Working column names: attribute → ``a<i>``, derived key → ``k<j>``."""
+
+    attributes: dict[str, AttributeType]
+    keys: dict[Key, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, project: Project, rules: Iterable[Rule] = ()) -> Layout:
+        layout = cls({a.name: a.type for a in project.identifying})
+        for rule in rules:
+            for key in (*rule.keys, *rule.right_keys):
+                if key.transform != "exact" and key not in layout.keys:
+                    layout.keys[key] = f"k{len(layout.keys)}"
+        return layout
+
+    def column(self, attribute: str) -> str:
+        return f"a{list(self.attributes).index(attribute)}"
+
+    def key_column(self, key: Key) -> str:
+        return self.column(key.attribute) if key.transform == "exact" else self.keys[key]
+
+    def schema(self, *, with_source: bool) -> pa.Schema:
+        fields = [pa.field("unique_id", pa.int64())]
+        if with_source:
+            fields.append(pa.field("source_dataset", pa.string()))
+        fields += [pa.field(self.column(a), pa.string()) for a in self.attributes]
+        fields += [pa.field(c, pa.string()) for c in self.keys.values()]
+        return pa.schema(fields)
+
+
+def rule_sql(rule: Rule, layout: Layout, dialect: str, *, mention_sources: bool = False) -> str:
+    """Splink SQL of a blocking rule over the working columns.
+
+    With ``mention_sources`` (EM training rules), the attributes behind derived keys are
+    named too (``l.a1 IS NOT NULL``, true whenever a key of ``a1`` is): Splink leaves out of
+    an EM session the comparisons whose columns its blocking rule reads, and it finds them
+    by the columns named in the rule.
+    """
+    sql = splink_sql(rule, layout.key_column, dialect)
+    if not mention_sources:
+        return sql
+    mark = "`" if dialect == "spark" else '"'
+    sources = sorted(
+        {
+            layout.column(k.attribute)
+            for k in (*rule.keys, *rule.right_keys)
+            if k.transform != "exact"
+        }
+    )
+    extra = [f"{side}.{mark}{c}{mark} IS NOT NULL" for c in sources for side in ("l", "r")]
+    return " AND ".join([sql, *extra])
+
+
+def run_settings(model: Model, layout: Layout, dialect: str) -> dict:
+    """Splink settings of ``model`` over the working columns, in ``dialect``."""
+
+    def name(column: Column) -> str:
+        mark = "`" if dialect == "spark" else '"'
+        working = layout.column(column.name)
+        return f"{mark}{working}_{column.side}{mark}" if column.side else f"{mark}{working}{mark}"
+
+    comparisons = []
+    for i, comparison in enumerate(model.comparisons):
+        levels = []
+        for level in comparison.levels:
+            out: dict = {
+                "sql_condition": "ELSE"
+                if level.condition is None
+                else emit(level.condition, dialect, name),
+                "label_for_charts": level.label or None,
+                "is_null_level": level.is_null,
+                "fix_m_probability": level.fix_m,
+                "fix_u_probability": level.fix_u,
+            }
+            if level.m is not None:
+                out["m_probability"] = level.m
+            if level.u is not None:
+                out["u_probability"] = level.u
+            if level.tf_column is not None:
+                out["tf_adjustment_column"] = layout.column(level.tf_column)
+                out["tf_adjustment_weight"] = level.tf_weight
+                out["tf_minimum_u_value"] = level.tf_minimum_u
+                out["disable_tf_exact_match_detection"] = level.disable_tf_exact
+            levels.append(out)
+        comparisons.append({"output_column_name": f"c{i}", "comparison_levels": levels})
+    return {
+        "link_type": model.link_type,
+        "probability_two_random_records_match": model.probability,
+        "em_convergence": model.em_convergence,
+        "max_iterations": model.max_iterations,
+        "retain_matching_columns": False,
+        "retain_intermediate_calculation_columns": False,
+        "additional_columns_to_retain": [],
+        "unique_id_column_name": "unique_id",
+        "source_dataset_column_name": "source_dataset",
+        "blocking_rules_to_generate_predictions": [
+            rule_sql(rule, layout, dialect) for rule in model.rules
+        ],
+        "comparisons": comparisons,
+    }
+
+
+def _iso(value: str | None) -> str | None:
+    """A normalised ``MMDDYYYY`` date as ISO ``YYYY-MM-DD``."""
+    if value is None or len(value) != 8:
+        return None
+    return f"{value[4:8]}-{value[0:2]}-{value[2:4]}"
+
+
+def record_batches(
+    project: Project, layout: Layout, batch: int = BATCH
+) -> Iterator[tuple[str, pa.RecordBatch, np.ndarray]]:
+    """``(source label, working rows, their file ids)`` in batches, in file order.
+
+    Only the identifying values of ``values`` are read (the vault is never touched). Each
+    batch is a query of its own (keyset on the source's positions), so no cursor stays open
+    while a job commits its progress.
+    """
+    link = project.kind == ProjectKind.LINK
+    names = list(layout.attributes)
+    dates = {a for a, kind in layout.attributes.items() if kind is AttributeType.DATE}
+    schema = layout.schema(with_source=link)
+    sources = db.session.execute(
+        select(Source.id, Source.label)
+        .where(Source.project_id == project.id)
+        .order_by(Source.label)
+    ).all()
+    for source_id, label in sources:
+        after = -1
+        while True:
+            rows = db.session.execute(
+                select(Record.position, Record.external_id, Record.values)
+                .where(Record.source_id == source_id, Record.position > after)
+                .order_by(Record.position)
+                .limit(batch)
+            ).all()
+            if not rows:
+                break
+            after = rows[-1][0]
+            rows = [(label, *row) for row in rows]
+            yield label, _batch(rows, names, dates, layout, schema, link), _ids(rows)
+            if len(rows) < batch:
+                break
+
+
+def _ids(rows: list) -> np.ndarray:
+    return np.array([r[2] for r in rows], dtype=object)
+
+
+def _batch(rows, names, dates, layout: Layout, schema: pa.Schema, link: bool) -> pa.RecordBatch:
+    columns: list = [pa.array([r[1] for r in rows], pa.int64())]
+    if link:
+        columns.append(pa.array([r[0] for r in rows], pa.string()))
+    for name in names:
+        values = [r[3].get(name) for r in rows]
+        if name in dates:
+            values = [_iso(v) for v in values]
+        columns.append(pa.array([v or None for v in values], pa.string()))
+    for key in layout.keys:
+        columns.append(pa.array([key.apply(r[3].get(key.attribute)) for r in rows], pa.string()))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
