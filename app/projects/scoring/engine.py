@@ -147,22 +147,21 @@ class Steps:
         self.done = done
 
 
-def _train(
-    linker, model: Model, training: Training, em_rules, deterministic, layout, dialect, step
-):
+def _train(linker, model: Model, training: Training, em_rules, deterministic, layout, steps):
     """λ from the deterministic rules, u by random sampling, m by one EM session per rule."""
+    dialect = linker._db_api.sql_dialect.sql_dialect_str
     if deterministic:
         linker.training.estimate_probability_two_random_records_match(
             [rule_sql(r, layout, dialect) for r in deterministic], recall=training.recall
         )
-    step(1)
+    steps.advance()
     linker.training.estimate_u_using_random_sampling(max_pairs=training.u_pairs, seed=training.seed)
-    step(2)
-    for k, rule in enumerate(em_rules, 3):
+    steps.advance()
+    for rule in em_rules:
         linker.training.estimate_parameters_using_expectation_maximisation(
             rule_sql(rule, layout, dialect, mention_sources=True)
         )
-        step(k)
+        steps.advance()
     return with_parameters(model, linker.misc.save_model_to_json())
 
 
