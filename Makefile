@@ -8,7 +8,7 @@ FLASK  := $(BIN)/flask --app app
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
 
-.PHONY: run test test-postgres bench lint format clean chromium
+.PHONY: run test test-postgres bench lint format clean chromium java
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(VENV)/.runtime: requirements.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.dev: requirements.txt requirements-dev.txt requirements-spark.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@ $(VENV)/.runtime
 
@@ -35,10 +35,18 @@ chromium:
 	  else echo "chromium is missing: browser tests will be skipped (CI=true fails them)"; fi; \
 	fi
 
-test: $(VENV)/.dev chromium
+java:
+	@if ! command -v java >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null) \
+	      || { echo "could not install Java 17 with apt-get"; exit 1; }; \
+	  else echo "java is missing: the Spark test will be skipped (CI=true fails it)"; fi; \
+	fi
+
+test: $(VENV)/.dev chromium java
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-postgres: $(VENV)/.dev chromium
+test-postgres: $(VENV)/.dev chromium java
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test} \
 	  $(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -7,6 +7,7 @@ from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
 from app.cli.projects import projects
+from app.cli.scoring import scoring
 from app.cli.users import users
 
 
@@ -16,3 +17,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(analytics)
     app.cli.add_command(demo_command)
     app.cli.add_command(generate_data_command)
+    app.cli.add_command(scoring)

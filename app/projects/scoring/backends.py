@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -122,6 +123,7 @@ def spark_session(master: str | None = None, *, partitions: int = 8):
                 .config("spark.sql.shuffle.partitions", str(partitions))
                 .config("spark.default.parallelism", str(partitions))
                 .config("spark.ui.enabled", "false")
+                .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="spark-warehouse-"))
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                 .getOrCreate()
@@ -133,10 +135,14 @@ def spark_session(master: str | None = None, *, partitions: int = 8):
 class SparkBackend:
     dialect = "spark"
 
-    def __init__(self, work_dir: Path, *, master=None, checkpoint_dir=None, output_dir=None):
+    def __init__(
+        self, work_dir: Path, *, master=None, checkpoint_dir=None, output_dir=None,
+        partitions: int = 8, lineage: str = "parquet",
+    ):  # fmt: skip
         self.work_dir = work_dir
-        self.spark = spark_session(master)
-        run = uuid.uuid4().hex
+        self.spark = spark_session(master, partitions=partitions)
+        self.partitions, self.lineage = partitions, lineage
+        run = self.run = uuid.uuid4().hex
         base = checkpoint_dir or f"file://{work_dir}/checkpoints"
         self.checkpoints = f"{base.rstrip('/')}/{run}"
         self.output = f"{(output_dir or f'file://{work_dir}/output').rstrip('/')}/{run}"
@@ -150,12 +156,19 @@ class SparkBackend:
     def tables(self, labels: list[str], schema: pa.Schema):
         from splink import SparkAPI
 
-        api = SparkAPI(spark_session=self.spark, num_partitions_on_repartition=8)
+        api = SparkAPI(
+            spark_session=self.spark,
+            num_partitions_on_repartition=self.partitions,
+            break_lineage_method=self.lineage,
+        )
         out = []
         for label in labels:
             table = pa.Table.from_batches(self.parts.pop(label, []), schema=schema)
             frame = self.spark.createDataFrame(table)
-            out.append(api.register(frame, dataset_display_name=label))
+            # The session outlives the job: names of this run's own.
+            out.append(
+                api.register(frame, table_name=f"r{self.run}_{label}", dataset_display_name=label)
+            )
         return out
 
     def batches(self, predictions, size: int) -> Iterator[pa.RecordBatch]:
@@ -168,9 +181,11 @@ class SparkBackend:
 
     def close(self) -> None:
         try:
+            for table in self.spark.catalog.listTables():
+                if table.isTemporary and table.name.startswith(f"r{self.run}_"):
+                    self.spark.catalog.dropTempView(table.name)
             for path in (self.checkpoints, self.output):
                 self._delete(path)
-            self.spark.catalog.clearCache()
         finally:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 

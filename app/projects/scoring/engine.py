@@ -76,6 +76,12 @@ def _backend(name: str, work_dir: Path):
             checkpoint_dir=config.get("SPARK_CHECKPOINT_DIR")
             or os.environ.get("SPARK_CHECKPOINT_DIR"),
             output_dir=config.get("SPARK_OUTPUT_DIR") or os.environ.get("SPARK_OUTPUT_DIR"),
+            partitions=int(
+                config.get("SPARK_PARTITIONS") or os.environ.get("SPARK_PARTITIONS") or 8
+            ),
+            lineage=config.get("SPARK_BREAK_LINEAGE")
+            or os.environ.get("SPARK_BREAK_LINEAGE")
+            or "parquet",
         )
     return DuckDBBackend(
         work_dir,
@@ -126,6 +132,7 @@ def run_scoring(
             steps.advance()
             batches = engine.batches(predictions, OUT_BATCH)
             pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
+        linker.table_management.delete_tables_created_by_splink_from_db()
     finally:
         if engine is not None:
             engine.close()
