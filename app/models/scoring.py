@@ -29,12 +29,15 @@ class ScoringModel(Timestamped, db.Model):
         ForeignKey("projects.id", ondelete="CASCADE"), index=True
     )
     origin: Mapped[str] = mapped_column(String(12))
-    settings: Mapped[dict | None] = mapped_column(JSON)  # None while a training runs
+    settings: Mapped[dict | None] = mapped_column(JSON)  # None until its training succeeds
     training: Mapped[dict | None] = mapped_column(JSON)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
+    job_id: Mapped[int | None] = mapped_column(  # the training job (trained models)
+        ForeignKey("jobs.id", ondelete="SET NULL")
+    )
     predictions: Mapped[str | None] = mapped_column(String(300))
     predicted_pairs: Mapped[int | None]
     predicted_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    predicted_by_job: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
+    # The last scoring job submitted with this model (the predictions are its output once done).
+    run_job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     backend: Mapped[str | None] = mapped_column(String(12))

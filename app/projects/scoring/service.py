@@ -15,8 +15,8 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.extensions import db
-from app.jobs import current_job_id, submit
-from app.models import Project, ProjectKind, ScoringModel, User
+from app.jobs import submit
+from app.models import Job, Project, ProjectKind, ScoringModel, User
 from app.models.base import utcnow
 from app.projects.scoring.engine import run_scoring
 from app.projects.scoring.menu import Training, TrainingError, model_to_train
@@ -28,6 +28,7 @@ __all__ = [
     "current_model",
     "load_model",
     "predictions_file",
+    "project_jobs",
     "run_predictions",
     "run_training",
     "submit_scoring",
@@ -103,15 +104,24 @@ def predictions_file(project_id: int, model_id: int) -> Path:
 
 
 def submit_training(project: Project, training: Training, by: User, *, then_score: bool) -> int:
-    """Check ``training`` for ``project`` and queue the training job; return its id."""
+    """Check ``training`` for ``project`` and queue the training job; return its id.
+
+    The model's row exists from now on (without settings until the training succeeds), so
+    the project's page lists the job whatever becomes of it.
+    """
     try:
         model_to_train(training, _attributes(project), _kind(project))
     except TrainingError as exc:
         raise ScoringRefused(exc.problems) from None
-    return submit(
-        "scoring-train", run_training, project.id, training.as_json(), by.id, then_score,
-        created_by=by.id,
-    )  # fmt: skip
+    row = ScoringModel(
+        project_id=project.id, origin="trained", training=training.as_json(), created_by=by.id
+    )
+    db.session.add(row)
+    db.session.flush()
+    row_id = row.id
+    job_id = submit("scoring-train", run_training, project.id, row_id, then_score, created_by=by.id)
+    db.session.get(ScoringModel, row_id).job_id = job_id
+    return job_id
 
 
 def submit_scoring(project: Project, by: User) -> int:
@@ -119,40 +129,40 @@ def submit_scoring(project: Project, by: User) -> int:
     row = current_model(project)
     if row is None:
         raise ScoringRefused(["upload or train a model first"])
-    return submit("scoring", run_predictions, project.id, row.id, created_by=by.id)
+    row_id = row.id
+    job_id = submit("scoring", run_predictions, project.id, row_id, created_by=by.id)
+    db.session.get(ScoringModel, row_id).run_job_id = job_id
+    return job_id
 
 
-def run_training(
-    project_id: int, training: dict, user_id: int, then_score: bool, *, progress
-) -> dict:
-    """The job: train a model from the manager's choices (and score with it)."""
+def project_jobs(project: Project, limit: int = 10) -> list[Job]:
+    """The project's latest training and scoring jobs."""
+    ids = (
+        select(ScoringModel.job_id)
+        .where(ScoringModel.project_id == project.id)
+        .union(select(ScoringModel.run_job_id).where(ScoringModel.project_id == project.id))
+    )
+    query = select(Job).where(Job.id.in_(ids)).order_by(Job.id.desc()).limit(limit)
+    return list(db.session.scalars(query))
+
+
+def run_training(project_id: int, model_id: int, then_score: bool, *, progress) -> dict:
+    """The job: train the model of row ``model_id`` from the manager's choices (and score)."""
     project = db.session.get(Project, project_id)
-    chosen = Training.from_json(training)
+    row = db.session.get(ScoringModel, model_id)
+    chosen = Training.from_json(row.training)
     model, em, deterministic = model_to_train(chosen, _attributes(project), _kind(project))
-    row = ScoringModel(
-        project_id=project_id, origin="trained", training=training, created_by=user_id,
-        job_id=current_job_id(),
-    )  # fmt: skip
-    db.session.add(row)
-    db.session.commit()  # the row exists (without settings) while the job runs
-    path = predictions_file(project_id, row.id) if then_score else None
-    try:
-        outcome = run_scoring(
-            project, model, training=(chosen, em, deterministic), predict_to=path,
-            progress=progress,
-        )  # fmt: skip
-    except BaseException:
-        db.session.rollback()
-        db.session.delete(db.session.get(ScoringModel, row.id))
-        db.session.commit()
-        raise
-    row = db.session.get(ScoringModel, row.id)
+    path = predictions_file(project_id, model_id) if then_score else None
+    outcome = run_scoring(
+        project, model, training=(chosen, em, deterministic), predict_to=path, progress=progress
+    )
+    row = db.session.get(ScoringModel, model_id)
     row.settings = outcome.model.as_json()
     row.backend = outcome.backend
     if path is not None:
         _record_predictions(row, path, outcome.pairs)
     db.session.commit()
-    return {"project_id": project_id, "model_id": row.id, "pairs": outcome.pairs,
+    return {"project_id": project_id, "model_id": model_id, "pairs": outcome.pairs,
             "backend": outcome.backend, "seconds": round(outcome.seconds, 1)}  # fmt: skip
 
 
@@ -178,4 +188,3 @@ def _record_predictions(row: ScoringModel, path: Path, pairs: int | None) -> Non
     row.predictions = str(path)
     row.predicted_pairs = pairs
     row.predicted_at = utcnow()
-    row.predicted_by_job = current_job_id()

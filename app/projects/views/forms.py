@@ -17,6 +17,7 @@ __all__ = [
     "ROLES",
     "FormError",
     "parse_assignments",
+    "parse_training",
     "parse_columns",
     "parse_rules",
     "parse_settings",
@@ -155,3 +156,32 @@ def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -
         "start_partial": partial,
         "page_size": page_size,
     }
+
+
+def _lines(form: Mapping[str, str], name: str) -> list[str]:
+    return [line.strip() for line in form.get(name, "").splitlines() if line.strip()]
+
+
+def parse_training(form: Mapping[str, str], attributes: Mapping[str, str]):
+    """A model to train from the scoring page: a comparison per attribute (``cmp-<i>``,
+    ``tf-<i>``), rules one per line (``rules``, ``em_rules``, ``deterministic_rules``, in
+    Splink's spelling), ``recall``, ``u_pairs``, ``seed``. Checked by the scoring service."""
+    from app.projects.scoring import Training
+
+    problems: list[str] = []
+    comparisons = {
+        name: (form.get(f"cmp-{i}") or "none", form.get(f"tf-{i}") == "on")
+        for i, name in enumerate(attributes)
+    }
+    training = Training(
+        comparisons=comparisons,
+        rules=_lines(form, "rules"),
+        em_rules=_lines(form, "em_rules"),
+        deterministic_rules=_lines(form, "deterministic_rules"),
+        recall=_number(form, "recall", float, "The recall", problems, 0.7),
+        u_pairs=_number(form, "u_pairs", int, "The pairs sampled for u", problems, 1_000_000),
+        seed=_number(form, "seed", int, "The seed", problems, 1),
+    )
+    if problems:
+        raise FormError(problems)
+    return training
