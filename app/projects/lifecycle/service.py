@@ -274,7 +274,12 @@ def _insert_pairs(project_id: int, pairs: Iterable[tuple[int, int]], rule=None) 
 
 
 def delete_project(project: Project) -> None:
-    """Delete a project and everything of it, vault rows included. The caller commits."""
+    """Delete a project and everything of it, vault rows and scored pairs' files included.
+    The caller commits."""
+    from app.projects.scoring.service import remove_project_files
+
     db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == project.id))
+    project_id = project.id
     db.session.delete(project)
     db.session.flush()
+    remove_project_files(project_id)

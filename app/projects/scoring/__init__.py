@@ -1,5 +1,6 @@
 """Scoring: a project's Splink model, checked, trained or uploaded, and its predictions."""
 
+from app.projects.scoring import recovery  # noqa: F401 (registers the stale-job clean-up)
 from app.projects.scoring.menu import CHOICES, Training
 from app.projects.scoring.model import Model, ModelError, check_model
 from app.projects.scoring.service import (

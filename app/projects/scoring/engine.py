@@ -24,11 +24,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from flask import current_app
 
+from app.jobs import current_job_id
 from app.models import Project, ProjectKind
 from app.projects.blocking import Rule
 from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
 from app.projects.scoring.menu import Training
 from app.projects.scoring.model import Comparison, Model
+from app.projects.scoring.recovery import sweep_work_dirs, work_dir_prefix, work_root
 from app.projects.scoring.working import BATCH, Layout, record_batches, rule_sql, run_settings
 
 __all__ = ["OUTPUT_SCHEMA", "Outcome", "run_scoring", "work_root"]
@@ -56,15 +58,6 @@ class Outcome:
     pairs: int | None  # predictions written (None: no prediction asked)
     backend: str
     seconds: float
-
-
-def work_root() -> Path:
-    """Where jobs make their working directories (``SCORING_WORK_DIR``, else instance/)."""
-    root = current_app.config.get("SCORING_WORK_DIR") or os.path.join(
-        current_app.instance_path, "scoring-work"
-    )
-    Path(root).mkdir(parents=True, exist_ok=True)
-    return Path(root)
 
 
 def _backend(name: str, work_dir: Path):
@@ -109,7 +102,10 @@ def run_scoring(
     labels = ["A", "B"] if project.kind == ProjectKind.LINK else ["A"]
     load_steps = max(1, -(-sum(s.record_count for s in project.sources) // BATCH))
     steps = Steps(progress, load_steps + (2 + len(em_rules) if training else 0) + bool(predict_to))
-    work_dir = Path(tempfile.mkdtemp(prefix=f"project{project.id}-", dir=work_root()))
+    root = work_root()
+    sweep_work_dirs(root)  # what a dead run left behind goes before anything else is written
+    prefix = work_dir_prefix(current_job_id(), os.getpid())
+    work_dir = Path(tempfile.mkdtemp(prefix=f"{prefix}project{project.id}-", dir=root))
     engine = None
     try:
         engine = _backend(name, work_dir)

@@ -9,6 +9,7 @@ commits what the submitting functions add.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from flask import current_app
@@ -29,6 +30,7 @@ __all__ = [
     "load_model",
     "predictions_file",
     "project_jobs",
+    "remove_project_files",
     "run_predictions",
     "run_training",
     "submit_scoring",
@@ -101,6 +103,14 @@ def predictions_file(project_id: int, model_id: int) -> Path:
         current_app.instance_path, "scoring"
     )
     return Path(root) / f"project_{project_id}" / f"model_{model_id}.parquet"
+
+
+def remove_project_files(project_id: int) -> None:
+    """Delete the project's predictions (when the project is deleted)."""
+    root = current_app.config.get("SCORING_OUTPUT_DIR") or Path(
+        current_app.instance_path, "scoring"
+    )
+    shutil.rmtree(Path(root) / f"project_{project_id}", ignore_errors=True)
 
 
 def submit_training(project: Project, training: Training, by: User, *, then_score: bool) -> int:

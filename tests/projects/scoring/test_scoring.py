@@ -108,3 +108,24 @@ def test_scoring_needs_a_model_and_records(app, febrl, manager):
         project, user = db.session.get(Project, febrl), db.session.get(User, manager)
         with pytest.raises(ScoringRefused, match="upload or train a model first"):
             submit_scoring(project, user)
+
+
+def test_what_a_dead_run_left_is_swept_and_a_deleted_project_takes_its_scores(
+    app, febrl, manager, febrl_model
+):
+    work = Path(app.config["SCORING_WORK_DIR"])
+    work.mkdir(parents=True, exist_ok=True)
+    dead_job, dead_pid = work / "job999-project1-a", work / "pid999999-project1-b"
+    live_pid = work / f"pid{os.getpid()}-project1-c"  # this very process: still alive
+    for path in (dead_job, dead_pid, live_pid):
+        path.mkdir()
+        (path / "work.duckdb").write_bytes(b"identifying values")
+    job, row = _score(app, febrl, manager, febrl_model)
+    assert job.status == "done", job.error
+    assert sorted(p.name for p in work.iterdir()) == [live_pid.name]
+    from app.projects.lifecycle import delete_project
+
+    with app.app_context():
+        delete_project(db.session.get(Project, febrl))
+        db.session.commit()
+    assert not Path(row.predictions).exists()
