@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
     print(
         f"records {records:,}  candidate pairs {r['pairs']:,} (in-app blocking lists "
         f"{r['baseline_pairs']:,})  project made in {r['create_seconds']:.1f} s, model "
-        f"trained on {min(args.train_records, records):,} in {r['train_seconds']:.1f} s"
+        f"trained on {train:,} in {r['train_seconds']:.1f} s"
     )
     print(
         f"ours      scoring with the stored model (DuckDB, Parquet out): {ours:8.1f} s  "
