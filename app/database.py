@@ -121,3 +121,35 @@ def pg_rows(connection: Connection, sql: str, params: dict, row_factory=None) ->
     except connection.dialect.loaded_dbapi.OperationalError:
         connection.invalidate()
         raise
+
+
+def write_rows(model, columns: tuple[str, ...], rows) -> None:
+    """Insert ``rows`` (tuples in ``columns`` order) into ``model``'s table, fast, in the
+    session's transaction: ``COPY … FROM STDIN`` on PostgreSQL (psycopg 3's
+    ``cursor.copy``), one DBAPI ``executemany`` elsewhere. A refused row's values stay out of
+    the error (as SQLAlchemy's ``hide_parameters``)."""
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import DBAPIError
+
+    if not isinstance(rows, list):
+        rows = list(rows)
+    if not rows:
+        return
+    connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
+    table = model.__table__.name
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    if connection.dialect.name == "postgresql":
+        raw = connection.connection.driver_connection
+        statement = f"COPY {table} ({quoted}) FROM STDIN"
+        try:
+            with raw.cursor() as cursor, cursor.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except connection.dialect.dbapi.Error as exc:
+            raise DBAPIError.instance(
+                statement, None, exc, connection.dialect.dbapi.Error,
+                hide_parameters=True, dialect=connection.dialect,
+            ) from None  # fmt: skip
+        return
+    marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
+    connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)

@@ -13,25 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
+
+from app.projects.blocking.codes import Rule, combine, rule_codes
 
 __all__ = ["PairCount", "Records", "count_pairs"]
 
 Records = Mapping[str, Mapping[str, str | None]]
-
-
-class Rule(Protocol):
-    """What counting needs of a :class:`app.projects.blocking.rules.Rule` (which imports
-    this module): a record's blocking key on the left and on the right of a pair."""
-
-    @property
-    def symmetric(self) -> bool: ...
-
-    def key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None: ...
-
-    def right_key(self, values: Mapping[str, str | None]) -> tuple[str, ...] | None: ...
 
 
 @dataclass(frozen=True)
@@ -50,14 +39,14 @@ def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[R
     first produced by rule r are ``Σ (−1)^|S| |∩(S ∪ {r})|`` over S ⊆ {rules before r}.
     """
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
-    codes = [_codes(rule, values) for rule in rules]
+    codes = rule_codes(rules, values)
     per_rule, new = [0] * len(rules), [0] * len(rules)
 
     # Depth-first over sets of rules in increasing order, so each set is visited once, its
     # last rule is its highest, and only one code array per depth is alive.
     def visit(code: np.ndarray | None, size: int, start: int) -> None:
         for r in range(start, len(rules)):
-            joint = codes[r] if code is None else _combine(code, codes[r])
+            joint = codes[r] if code is None else combine(code, codes[r])
             count = _count(joint, len(records_a), dedupe=records_b is None, n=len(values))
             if not count:
                 continue  # no pair agrees on this set, so none on any larger one
@@ -68,38 +57,6 @@ def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[R
 
     visit(None, 0, 0)
     return PairCount(per_rule, new, sum(new))
-
-
-def _codes(rule: Rule, values: list) -> np.ndarray:
-    """Every record's left codes, then (for a cross-attribute rule) its right codes."""
-    left = [rule.key(v) for v in values]
-    if rule.symmetric:
-        return _factorize(left)
-    return _factorize(left + [rule.right_key(v) for v in values])
-
-
-def _factorize(keys: list) -> np.ndarray:
-    """Integer code per key (``-1`` for missing); equal keys share a code."""
-    table: dict = {}
-    return np.fromiter(
-        (-1 if k is None else table.setdefault(k, len(table)) for k in keys), np.int64, len(keys)
-    )
-
-
-def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Codes of the key pairs ``(a, b)``, re-numbered densely; missing stays ``-1``.
-
-    A one-sided array (left codes only: a symmetric rule) is repeated to meet a two-sided
-    one (left then right codes), so the two halves stay in one code space.
-    """
-    if a.size != b.size:
-        a, b = (np.concatenate([a, a]), b) if a.size < b.size else (a, np.concatenate([b, b]))
-    valid = (a >= 0) & (b >= 0)
-    out = np.full(a.shape, -1, np.int64)
-    if valid.any():
-        joint = a[valid] * (int(b.max()) + 1) + b[valid]
-        out[valid] = np.unique(joint, return_inverse=True)[1]
-    return out
 
 
 def _count(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> int:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from flask import current_app
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import aliased
 
+from app.database import write_rows
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
 from app.projects.blocking.counting import count_pairs
+from app.projects.blocking.listing import pair_arrays
 from app.projects.blocking.parsing import parse_rules
-from app.projects.blocking.rules import BlockingError, TooManyPairs, candidate_pairs
+from app.projects.blocking.rules import BlockingError
 
 __all__ = [
     "BlockingRefused",
@@ -23,7 +26,8 @@ __all__ = [
     "preview_blocking",
 ]
 
-CHUNK = 5_000
+CHUNK = 50_000
+PAIR_COLUMNS = ("project_id", "record_a_id", "record_b_id", "external_id", "rule")
 DEFAULT_MAX_PAIRS = 100_000
 
 
@@ -97,31 +101,30 @@ def create_pairs(project: Project, raw_rules: object) -> int:
     )
     if assigned:
         raise BlockingRefused("workers have assignments in this project; pairs cannot change")
-    rules = _rules(project, raw_rules)
-    records_a, records_b = _records(project)
-    try:
-        pairs = candidate_pairs(records_a, records_b, rules, max_pairs=max_pairs())
-    except TooManyPairs:
+    if preview.too_many:
         raise BlockingRefused(
             f"these rules make {preview.total:,} pairs, more than the limit of "
             f"{preview.limit:,}; add a key to a rule to make the blocks smaller"
-        ) from None
+        )
     if preview.total == 0:
         raise BlockingRefused("these rules make no pairs; try a looser rule")
+    rules = _rules(project, raw_rules)
+    records_a, records_b = _records(project)
     db.session.execute(delete(Pair).where(Pair.project_id == project.id))
     names = [name[:200] for name in preview.rules]
-    batch: list[dict] = []
+    ids_a = np.fromiter(records_a, np.int64, len(records_a))
+    ids_b = ids_a if records_b is None else np.fromiter(records_b, np.int64, len(records_b))
+    values_b = None if records_b is None else list(records_b.values())
     made = 0
-    for id_a, id_b, r in pairs:
-        batch.append(
-            {"project_id": project.id, "record_a_id": id_a, "record_b_id": id_b, "rule": names[r]}
-        )
-        if len(batch) >= CHUNK:
-            db.session.execute(insert(Pair), batch)
-            made, batch = made + len(batch), []
-    if batch:
-        db.session.execute(insert(Pair), batch)
-        made += len(batch)
+    for r, left, right in pair_arrays(list(records_a.values()), values_b, rules):
+        a, b = ids_a[left].tolist(), ids_b[right].tolist()
+        for start in range(0, len(a), CHUNK):
+            rows = [
+                (project.id, x, y, "", names[r])
+                for x, y in zip(a[start : start + CHUNK], b[start : start + CHUNK], strict=True)
+            ]
+            write_rows(Pair, PAIR_COLUMNS, rows)
+        made += len(a)
     db.session.flush()
     return made
 

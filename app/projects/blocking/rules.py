@@ -26,6 +26,7 @@ import jellyfish
 
 from app.core.disclosure import AttributeType
 from app.projects.blocking.counting import Records, count_pairs
+from app.projects.blocking.listing import pair_arrays
 
 __all__ = [
     "DATE_PARTS",
@@ -228,33 +229,9 @@ def candidate_pairs(
 def _generate(
     records_a: Records, records_b: Records | None, rules: Sequence[Rule]
 ) -> Iterator[tuple[str, str, int]]:
-    dedupe = records_b is None
     ids_a = list(records_a)
-    ids_b = ids_a if dedupe else list(records_b)  # type: ignore[arg-type]
-    values_a = [records_a[i] for i in ids_a]
-    values_b = values_a if dedupe else [records_b[i] for i in ids_b]  # type: ignore[index]
-    left = [[rule.key(v) for v in values_a] for rule in rules]
-    right = [
-        left[r] if dedupe and rule.symmetric else [rule.right_key(v) for v in values_b]
-        for r, rule in enumerate(rules)
-    ]
-
-    def earlier(i: int, j: int, r: int) -> bool:
-        return any(left[q][i] is not None and left[q][i] == right[q][j] for q in range(r))
-
-    for r, rule in enumerate(rules):
-        groups: dict[tuple[str, ...], list[int]] = {}
-        for j, key in enumerate(right[r]):
-            if key is not None:
-                groups.setdefault(key, []).append(j)
-        if dedupe and rule.symmetric:
-            for members in groups.values():
-                for x, i in enumerate(members):
-                    for j in members[x + 1 :]:
-                        if not earlier(i, j, r):
-                            yield ids_a[i], ids_a[j], r
-            continue
-        for i, key in enumerate(left[r]):
-            for j in groups.get(key, ()) if key is not None else ():
-                if (not dedupe or j > i) and not earlier(i, j, r):
-                    yield ids_a[i], ids_b[j], r
+    ids_b = ids_a if records_b is None else list(records_b)
+    values_b = None if records_b is None else [records_b[i] for i in ids_b]
+    for r, left, right in pair_arrays([records_a[i] for i in ids_a], values_b, rules):
+        for i, j in zip(left.tolist(), right.tolist(), strict=True):
+            yield ids_a[i], ids_b[j], r

@@ -18,10 +18,7 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
-from sqlalchemy import inspect
-from sqlalchemy.exc import DBAPIError
-
-from app.extensions import db
+from app.database import write_rows
 from app.models import Record, VaultRecord
 
 __all__ = ["insert_columns", "insert_records", "json_columns", "json_rows", "new_pseudonyms"]
@@ -144,25 +141,4 @@ def json_rows(dicts: Sequence[dict]) -> list[str]:
 
 
 def _write(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
-    if not rows:
-        return
-    connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
-    table = model.__table__.name
-    quoted = ", ".join(f'"{c}"' for c in columns)
-    if connection.dialect.name == "postgresql":
-        raw = connection.connection.driver_connection
-        statement = f"COPY {table} ({quoted}) FROM STDIN"
-        try:
-            with raw.cursor() as cursor, cursor.copy(statement) as copy:
-                for row in rows:
-                    copy.write_row(row)
-        except connection.dialect.dbapi.Error as exc:
-            # As SQLAlchemy wraps its own statements' errors (and error handlers expect):
-            # the row values stay out of the message.
-            raise DBAPIError.instance(
-                statement, None, exc, connection.dialect.dbapi.Error,
-                hide_parameters=True, dialect=connection.dialect,
-            ) from None  # fmt: skip
-        return
-    marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
-    connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
+    write_rows(model, columns, rows)
