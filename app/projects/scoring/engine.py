@@ -58,6 +58,7 @@ class Outcome:
     pairs: int | None  # predictions written (None: no prediction asked)
     backend: str
     seconds: float
+    phases: dict = dataclasses.field(default_factory=dict)  # seconds per phase
 
 
 def _backend(name: str, work_dir: Path):
@@ -107,6 +108,15 @@ def run_scoring(
     prefix = work_dir_prefix(current_job_id(), os.getpid())
     work_dir = Path(tempfile.mkdtemp(prefix=f"{prefix}project{project.id}-", dir=root))
     engine = None
+    phases: dict[str, float] = {}
+    clock = time.monotonic()
+
+    def phase(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        phases[name] = round(now - clock, 2)
+        clock = now
+
     try:
         engine = _backend(name, work_dir)
         ids: dict[str, list] = {label: [] for label in labels}
@@ -115,6 +125,7 @@ def run_scoring(
             ids[label].append((batch.column(0).to_numpy(), external))
             steps.advance(limit=load_steps)
         steps.reach(load_steps)
+        phase("load")
         from splink import Linker
 
         tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
@@ -122,18 +133,21 @@ def run_scoring(
         linker = Linker(tables if len(tables) > 1 else tables[0], settings, log_level=None)
         if training:
             model = _train(linker, model, training[0], em_rules, deterministic, layout, steps)
+            phase("train")
         pairs = None
         if predict_to is not None:
             predictions = linker.inference.predict()
             steps.advance()
+            phase("predict")
             batches = engine.batches(predictions, OUT_BATCH)
             pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
+            phase("write")
         linker.table_management.delete_tables_created_by_splink_from_db()
     finally:
         if engine is not None:
             engine.close()
         shutil.rmtree(work_dir, ignore_errors=True)
-    return Outcome(model, pairs, name, time.monotonic() - started)
+    return Outcome(model, pairs, name, time.monotonic() - started, phases)
 
 
 class Steps:

@@ -154,8 +154,10 @@ def record_batches(
     """
     link = project.kind == ProjectKind.LINK
     names = list(layout.attributes)
-    dates = {a for a, kind in layout.attributes.items() if kind is AttributeType.DATE}
     schema = layout.schema(with_source=link)
+    # Each attribute is taken out of the JSON by the database (SQLite's json_extract,
+    # PostgreSQL's ->>): no JSON document is decoded in Python.
+    fields = [Record.values[name].as_string() for name in names]
     sources = db.session.execute(
         select(Source.id, Source.label)
         .where(Source.project_id == project.id)
@@ -165,7 +167,7 @@ def record_batches(
         after = -1
         while True:
             rows = db.session.execute(
-                select(Record.position, Record.external_id, Record.values)
+                select(Record.position, Record.external_id, *fields)
                 .where(Record.source_id == source_id, Record.position > after)
                 .order_by(Record.position)
                 .limit(batch)
@@ -173,25 +175,25 @@ def record_batches(
             if not rows:
                 break
             after = rows[-1][0]
-            rows = [(label, *row) for row in rows]
-            yield label, _batch(rows, names, dates, layout, schema, link), _ids(rows)
+            columns = list(zip(*rows, strict=True))
+            yield label, _batch(label, columns, layout, schema, link), np.array(columns[1], object)
             if len(rows) < batch:
                 break
 
 
-def _ids(rows: list) -> np.ndarray:
-    return np.array([r[2] for r in rows], dtype=object)
-
-
-def _batch(rows, names, dates, layout: Layout, schema: pa.Schema, link: bool) -> pa.RecordBatch:
-    columns: list = [pa.array([r[1] for r in rows], pa.int64())]
+def _batch(label: str, columns: list, layout: Layout, schema: pa.Schema, link: bool):
+    """The working rows of one batch: ``columns`` are positions, ids, then attributes."""
+    n = len(columns[0])
+    out: list = [pa.array(columns[0], pa.int64())]
     if link:
-        columns.append(pa.array([r[0] for r in rows], pa.string()))
-    for name in names:
-        values = [r[3].get(name) for r in rows]
-        if name in dates:
+        out.append(pa.array([label] * n, pa.string()))
+    raw = dict(zip(layout.attributes, columns[2:], strict=True))
+    for name, kind in layout.attributes.items():
+        values = raw[name]
+        if kind is AttributeType.DATE:
             values = [_iso(v) for v in values]
-        columns.append(pa.array([v or None for v in values], pa.string()))
+        out.append(pa.array([v or None for v in values], pa.string()))
     for key in layout.keys:
-        columns.append(pa.array([key.apply(r[3].get(key.attribute)) for r in rows], pa.string()))
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
+        apply = key.apply
+        out.append(pa.array([apply(v) for v in raw[key.attribute]], pa.string()))
+    return pa.RecordBatch.from_arrays(out, schema=schema)
