@@ -78,14 +78,20 @@ def _records(project: Project):
 
 def preview_blocking(project: Project, raw_rules: object) -> BlockingPreview:
     """Count the pairs ``raw_rules`` would make, without making them."""
+    return _plan(project, raw_rules)[0]
+
+
+def _plan(project: Project, raw_rules: object):
+    """The preview, the rules and the records they were counted on (read once)."""
     if project.kind == ProjectKind.PAIRFILE:
         raise BlockingRefused("a pair-file project takes its pairs from the file")
     rules = _rules(project, raw_rules)
     records_a, records_b = _records(project)
     count = count_pairs(records_a, records_b, rules)
-    return BlockingPreview(
+    preview = BlockingPreview(
         [str(r) for r in rules], count.per_rule, count.new_per_rule, count.total, max_pairs()
     )
+    return preview, rules, records_a, records_b
 
 
 def create_pairs(project: Project, raw_rules: object) -> int:
@@ -95,7 +101,7 @@ def create_pairs(project: Project, raw_rules: object) -> int:
     already has an assignment, when no pair results, or above :func:`max_pairs`.
     The caller commits.
     """
-    preview = preview_blocking(project, raw_rules)
+    preview, rules, records_a, records_b = _plan(project, raw_rules)
     assigned = db.session.scalar(
         select(func.count(Assignment.id)).where(Assignment.project_id == project.id)
     )
@@ -108,8 +114,6 @@ def create_pairs(project: Project, raw_rules: object) -> int:
         )
     if preview.total == 0:
         raise BlockingRefused("these rules make no pairs; try a looser rule")
-    rules = _rules(project, raw_rules)
-    records_a, records_b = _records(project)
     db.session.execute(delete(Pair).where(Pair.project_id == project.id))
     names = [name[:200] for name in preview.rules]
     ids_a = np.fromiter(records_a, np.int64, len(records_a))
