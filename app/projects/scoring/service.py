@@ -79,6 +79,7 @@ def upload_model(project: Project, raw: bytes | str, by: User) -> ScoringModel:
     )
     db.session.add(row)
     db.session.flush()
+    row.notes = model.notes  # what the model asked for that the application decides itself
     return row
 
 

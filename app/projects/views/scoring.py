@@ -56,12 +56,13 @@ def scoring_upload(project_id: int):
     if upload is None or not upload.filename:
         return _page(project, ["choose a Splink model file (JSON)"], 400)
     try:
-        upload_model(project, upload.read(1_000_001), current_user)
+        row = upload_model(project, upload.read(1_000_001), current_user)
     except ScoringRefused as exc:
         db.session.rollback()
         return _page(project, exc.problems, 400)
+    notes = list(row.notes)
     db.session.commit()
-    flash("Model checked and stored.", "info")
+    flash("Model checked and stored." + "".join(f" Note: {n}." for n in notes), "info")
     return redirect(url_for("projects.scoring", project_id=project.id))
 
 

@@ -96,3 +96,12 @@ def test_only_the_owner_changes_a_model(app, client, febrl):
     _login(client, "mia")
     assert client.get(f"/projects/{febrl}/scoring").status_code == 403
     assert _upload(client, f"/projects/{febrl}", MODEL_FILE.read_bytes()).status_code == 403
+
+
+def test_settings_the_app_decides_are_noted_on_upload(app, client, febrl):
+    _login(client, "max")
+    model = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+    model["additional_columns_to_retain"] = ["soc_sec_id"]
+    response = _upload(client, f"/projects/{febrl}", json.dumps(model).encode())
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "additional_columns_to_retain: set by the application" in page
