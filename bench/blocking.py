@@ -16,7 +16,7 @@ first name and date of birth, date of birth and surname initial), in one run:
   ``--postgres URL``, executemany on SQLite); the baseline's ``create_pairs`` refuses more
   than 100,000 pairs.
 
-``--quick``: 20,000 records, seconds.
+``--quick``: 20,000 records, seconds, stored on ``TEST_DATABASE_URL`` when set (as CI).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import _blocking_baseline as baseline  # noqa: E402
+from _check import agree, finish, quick_postgres  # noqa: E402
 from _kapr_setup import bench_app, project_spec  # noqa: E402
 
 from app.core.disclosure import normalize  # noqa: E402
@@ -119,16 +120,17 @@ def main(argv: list[str]) -> int:
         f"baseline/ours {scaled / t_ours_list:5.1f}   ({listed / t_ours_list:,.0f} pairs/s)"
     )
     if not args.no_store:
-        made, t_store = _store(n, args.postgres)
-        where = "PostgreSQL (COPY)" if args.postgres else "SQLite (executemany)"
+        postgres = args.postgres or (quick_postgres() if args.quick else None)
+        made, t_store = _store(n, postgres)
+        agree(made == total, f"create_pairs stored {made:,} of {total:,} pairs")
+        where = "PostgreSQL (COPY)" if postgres else "SQLite (executemany)"
         print(
             f"store  ours {t_store:7.1f} s   {made:,} pairs read, counted, listed and written "
             f"on {where} ({made / t_store:,.0f} pairs/s); baseline: refused above 100,000"
         )
-    ok = base_total == total == listed
-    if not ok:
-        print(f"MISMATCH: baseline counts {base_total:,}, ours {total:,}, listed {listed:,}")
-    return 0 if ok else 1
+    agree(base_total == total, f"count: baseline {base_total:,}, ours {total:,}")
+    agree(listed == total, f"listed {listed:,} of {total:,} counted")
+    return finish()
 
 
 if __name__ == "__main__":
