@@ -51,11 +51,12 @@ TYPES = {"first_name": "string", "last_name": "string", "dob": "date"}
 
 
 def _records(n: int) -> dict[int, dict]:
+    """The generated records normalised as an import stores them (the store phase's)."""
     data = generate(n, n)
     return {
         i: {
-            "first_name": data["first_name"][i] or None,
-            "last_name": data["last_name"][i] or None,
+            "first_name": normalize("string", data["first_name"][i]),
+            "last_name": normalize("string", data["last_name"][i]),
             "dob": normalize("date", data["dob"][i]) if data["dob"][i] else None,
         }
         for i in range(n)
