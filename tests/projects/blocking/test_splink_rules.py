@@ -84,3 +84,24 @@ def test_splink_sql_uses_working_columns():
     )
     with pytest.raises(ValueError, match="plain identifiers"):
         splink_sql(SWAPPED, lambda key: 'x" OR 1=1 --')
+
+
+def test_the_api_takes_splink_rules_beside_json_keys(app, client):
+    from app.extensions import db
+    from tests.factories import make_token, make_user, paper_project
+
+    with app.app_context():
+        owner = make_user("max", "manager")
+        project_id, token = paper_project(owner).id, make_token(owner)
+        db.session.commit()
+    url = f"/api/v1/projects/{project_id}/blocking"
+    headers = {"Authorization": f"Bearer {token}"}
+    rules = ['block_on("name")', "year(l.dob) = year(r.dob) AND l.race = r.race"]
+    preview = client.post(url, json={"rules": rules}, headers=headers)
+    assert preview.status_code == 200, preview.json
+    assert preview.json["rules"] == ["name exact", "dob year & race exact"]
+    assert preview.json["per_rule"] == [3, 2] and preview.json["total"] == 4
+    refused = client.post(
+        url, json={"rules": ["l.name = r.name; DROP TABLE pairs"]}, headers=headers
+    )
+    assert refused.status_code == 400 and "outside the grammar" in refused.json["message"]
