@@ -32,14 +32,17 @@ class PairCount:
     total: int
 
 
-def count_pairs(records_a: Records, records_b: Records | None, rules: Sequence[Rule]) -> PairCount:
+def count_pairs(
+    records_a: Records, records_b: Records | None, rules: Sequence[Rule], codes=None
+) -> PairCount:
     """Count candidate pairs per rule and in total without listing them.
 
     Each non-empty set S of rules has ``|∩S|`` pairs agreeing on all its rules; the pairs
     first produced by rule r are ``Σ (−1)^|S| |∩(S ∪ {r})|`` over S ⊆ {rules before r}.
+    ``codes`` (:func:`rule_codes` of A then B) saves computing them again.
     """
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
-    codes = rule_codes(rules, values)
+    codes = rule_codes(rules, values) if codes is None else codes
     per_rule, new = [0] * len(rules), [0] * len(rules)
 
     # Depth-first over sets of rules in increasing order, so each set is visited once, its

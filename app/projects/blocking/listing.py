@@ -20,14 +20,18 @@ __all__ = ["pair_arrays"]
 
 
 def pair_arrays(
-    records_a: Sequence[Mapping], records_b: Sequence[Mapping] | None, rules: Sequence[Rule]
+    records_a: Sequence[Mapping],
+    records_b: Sequence[Mapping] | None,
+    rules: Sequence[Rule],
+    codes: list[np.ndarray] | None = None,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(rule index, left indices into A, right indices into B (or A))`` per rule."""
+    """``(rule index, left indices into A, right indices into B (or A))`` per rule;
+    ``codes`` (:func:`rule_codes` of A then B) saves computing them again."""
     dedupe = records_b is None
     n_a = len(records_a)
     values = [*records_a, *(records_b if records_b is not None else ())]
     n = len(values)
-    codes = rule_codes(rules, values)
+    codes = rule_codes(rules, values) if codes is None else codes
     sides = [(c, c) if c.size == n else (c[:n], c[n:]) for c in codes]
     for r, (left, right) in enumerate(sides):
         lc, rc = (left, right) if dedupe else (left[:n_a], right[n_a:])

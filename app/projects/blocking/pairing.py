@@ -12,6 +12,7 @@ from sqlalchemy.orm import aliased
 from app.database import write_rows
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
+from app.projects.blocking.codes import rule_codes
 from app.projects.blocking.counting import count_pairs
 from app.projects.blocking.listing import pair_arrays
 from app.projects.blocking.parsing import parse_rules
@@ -61,17 +62,28 @@ def _rules(project: Project, raw: object):
         raise BlockingRefused(str(exc)) from None
 
 
-def _records(project: Project):
-    """Identifying values by record id: source A, and source B (``None`` when deduplicating)."""
+def _records(project: Project, rules=None):
+    """Identifying values by record id: source A, and source B (``None`` when deduplicating).
+
+    With ``rules``, only the attributes they read, each taken out of the JSON by the
+    database (json_extract / ->>) instead of decoding every record's document in Python.
+    """
     by_label: dict[str, dict[int, dict]] = {}
+    if rules is None:
+        names = None
+        fields = [Record.values]
+    else:
+        names = sorted({k.attribute for r in rules for k in (*r.keys, *r.right_keys)})
+        fields = [Record.values[name].as_string() for name in names]
     rows = db.session.execute(
-        select(Source.label, Record.id, Record.values)
+        select(Source.label, Record.id, *fields)
         .join(Source, Source.id == Record.source_id)
         .where(Record.project_id == project.id)
         .order_by(Source.label, Record.position)
     )
-    for label, record_id, values in rows:
-        by_label.setdefault(label, {})[record_id] = values
+    for label, record_id, *values in rows:
+        record = values[0] if names is None else dict(zip(names, values, strict=True))
+        by_label.setdefault(label, {})[record_id] = record
     records_a = by_label.get("A", {})
     return records_a, (by_label.get("B", {}) if project.kind == ProjectKind.LINK else None)
 
@@ -86,12 +98,14 @@ def _plan(project: Project, raw_rules: object):
     if project.kind == ProjectKind.PAIRFILE:
         raise BlockingRefused("a pair-file project takes its pairs from the file")
     rules = _rules(project, raw_rules)
-    records_a, records_b = _records(project)
-    count = count_pairs(records_a, records_b, rules)
+    records_a, records_b = _records(project, rules)
+    values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
+    codes = rule_codes(rules, values)
+    count = count_pairs(records_a, records_b, rules, codes)
     preview = BlockingPreview(
         [str(r) for r in rules], count.per_rule, count.new_per_rule, count.total, max_pairs()
     )
-    return preview, rules, records_a, records_b
+    return preview, rules, records_a, records_b, codes
 
 
 def create_pairs(project: Project, raw_rules: object) -> int:
@@ -101,7 +115,7 @@ def create_pairs(project: Project, raw_rules: object) -> int:
     already has an assignment, when no pair results, or above :func:`max_pairs`.
     The caller commits.
     """
-    preview, rules, records_a, records_b = _plan(project, raw_rules)
+    preview, rules, records_a, records_b, codes = _plan(project, raw_rules)
     assigned = db.session.scalar(
         select(func.count(Assignment.id)).where(Assignment.project_id == project.id)
     )
@@ -120,7 +134,7 @@ def create_pairs(project: Project, raw_rules: object) -> int:
     ids_b = ids_a if records_b is None else np.fromiter(records_b, np.int64, len(records_b))
     values_b = None if records_b is None else list(records_b.values())
     made = 0
-    for r, left, right in pair_arrays(list(records_a.values()), values_b, rules):
+    for r, left, right in pair_arrays(list(records_a.values()), values_b, rules, codes):
         a, b = ids_a[left].tolist(), ids_b[right].tolist()
         for start in range(0, len(a), CHUNK):
             rows = [
