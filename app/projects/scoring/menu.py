@@ -123,6 +123,8 @@ def model_to_train(
         ("EM rules", training.em_rules, em),
         ("deterministic rules", training.deterministic_rules, deterministic),
     ):
+        if not raw and out is not rules:
+            continue  # no EM (m keeps its starting values) or no prior estimate (λ's default)
         try:
             out.extend(parse_rules(raw, attributes))
         except BlockingError as exc:

@@ -124,6 +124,8 @@ def submit_training(project: Project, training: Training, by: User, *, then_scor
         model_to_train(training, _attributes(project), _kind(project))
     except TrainingError as exc:
         raise ScoringRefused(exc.problems) from None
+    if not training.em_rules:
+        raise ScoringRefused(["m is estimated by EM: give at least one EM blocking rule"])
     row = ScoringModel(
         project_id=project.id, origin="trained", training=training.as_json(), created_by=by.id
     )

@@ -63,6 +63,7 @@ def test_a_model_trained_in_the_app_links_febrl4(app, febrl, manager):
         ({"rules": []}, "prediction rules: blocking rules must be a non-empty list"),
         ({"u_pairs": 10**12}, "pairs sampled for u"),
         ({"recall": 0}, "recall"),
+        ({"em_rules": []}, "give at least one EM blocking rule"),
     ],
 )
 def test_training_choices_are_checked_before_any_job(app, febrl, manager, change, message):
