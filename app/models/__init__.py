@@ -9,7 +9,7 @@ from app.models.manage import (
     ConflictResolution,
     NameFrequency,
 )
-from app.models.pair import Pair
+from app.models.pair import REVIEWED, ModelDecision, Pair, Purpose
 from app.models.project import (
     ConflictPolicy,
     EvidenceModel,
@@ -20,11 +20,13 @@ from app.models.project import (
     Source,
 )
 from app.models.record import Record, VaultRecord
+from app.models.round import Round
 from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
 
 __all__ = [
     "CLEARED",
+    "REVIEWED",
     "AccountEvent",
     "ApiToken",
     "Assignment",
@@ -37,15 +39,18 @@ __all__ = [
     "DecisionEvent",
     "EvidenceModel",
     "Job",
+    "ModelDecision",
     "NameFrequency",
     "Pair",
     "Project",
     "ProjectAttribute",
     "ProjectKind",
     "ProjectState",
+    "Purpose",
     "Record",
     "RevealEvent",
     "Role",
+    "Round",
     "ScoringModel",
     "Source",
     "User",

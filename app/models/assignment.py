@@ -19,7 +19,9 @@ class Assignment(Timestamped, db.Model):
 
     __tablename__ = "assignments"
     __table_args__ = (
-        UniqueConstraint("project_id", "worker_id"),
+        # A worker may hold one assignment per round of a project: a new round is new work
+        # with its own budget and meters, the earlier assignments unchanged.
+        UniqueConstraint("project_id", "worker_id", "round"),
         CheckConstraint("budget >= 0", name="budget_non_negative"),
     )
 
@@ -40,6 +42,8 @@ class Assignment(Timestamped, db.Model):
     # A manager's own assignment for revealing values of conflicts they resolve: budgeted
     # like a worker's, but its answers are not reviews.
     resolver: Mapped[bool] = mapped_column(default=False)
+    # The round of pairs it was made for (``Pair.round``).
+    round: Mapped[int] = mapped_column(default=1, server_default="1")
 
     project = relationship("Project")
     worker = relationship("User")

@@ -59,6 +59,9 @@ class Project(Timestamped, db.Model):
     conflict_policy: Mapped[str] = mapped_column(
         String(16), default=ConflictPolicy.MANAGER.value, server_default="manager"
     )
+    # Whether workers see a pair's linker scores and rule (match probability, weight, key).
+    # Off by default: reviewers decide blind (docs/triage.md); purpose and round never show.
+    show_scores: Mapped[bool] = mapped_column(default=False, server_default=false())
     # The KAPR budget of the manager's own resolver assignment (reveals while resolving).
     resolver_budget: Mapped[float] = mapped_column(default=0.05, server_default="0.05")
     # Bumped whenever records change, so cached anonymity-set indexes know they are stale.
@@ -133,5 +136,13 @@ class Source(db.Model):
     label: Mapped[str] = mapped_column(String(8))
     filename: Mapped[str | None] = mapped_column(String(255))
     record_count: Mapped[int] = mapped_column(default=0)
+    # The source's name in a linker's files (Splink's ``source_dataset``), kept as imported
+    # so that exported labels join to the linker's own input tables; None: use ``label``.
+    dataset: Mapped[str | None] = mapped_column(String(100))
+
+    @property
+    def name(self) -> str:
+        """The name exports give the source: the linker's dataset name, else the label."""
+        return self.dataset or self.label
 
     project: Mapped[Project] = relationship(back_populates="sources")
