@@ -39,6 +39,8 @@ MAX_USERNAME_CHARS = 80
 # pairs and pair ids in one JSON request.
 MAX_JSON_RECORDS = 50_000
 MAX_JSON_PAIRS = 200_000
+# Scored pairs in one predictions file (Splink's predict output; docs/triage.md).
+MAX_SCORED_PAIRS = 20_000_000
 # Nesting depth of a JSON body (objects and arrays); deeper bodies are refused before parsing
 # finishes. Integers must fit in 64 bits and numbers be finite (no NaN or Infinity).
 MAX_JSON_DEPTH = 32

@@ -13,6 +13,7 @@ The page's data table, the CSV download and the drawing all come from the one sp
      "x": {"title": str, "scale": "category" | "linear" | "logarithmic"},
      "y": {"title": str, "scale": "linear" | "logarithmic"},
      "labels": [str, ...],                     # category x axis only
+     "stacked": true,                          # bar charts only, optional
      "series": [{"label": str, "data": [number | None | {"x": n, "y": n, "label": str?}]}]}
 """
 
@@ -51,9 +52,13 @@ def bar(
     x_title: str,
     y_title: str,
     y_scale: str = "linear",
+    stacked: bool = False,
 ) -> dict:
-    """A bar chart: one bar per label and series."""
-    return _spec("bar", title, series, ("category", x_title), (y_scale, y_title), labels)
+    """A bar chart: one bar per label and series (``stacked``: the series on one bar)."""
+    spec = _spec("bar", title, series, ("category", x_title), (y_scale, y_title), labels)
+    if stacked:
+        spec["stacked"] = True
+    return spec
 
 
 def line(

@@ -10,6 +10,7 @@ from app.api import (  # noqa: E402,F401  (registers the routes, after the docum
     belief,
     decisions,
     manage,
+    pairs,
     projects,
     review,
     routes,

@@ -12,7 +12,7 @@ from app.api.inputs import check_record_sizes
 from app.api.openapi import documented, schemas
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import User
+from app.models import Round, User
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.lifecycle.service import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
@@ -66,9 +66,13 @@ def create_project_view():
         return jsonify(
             error="invalid_project", message=str(exc), problems=exc.problems, total=exc.total
         ), 400
+    made = db.session.scalar(select(Round).where(Round.project_id == project.id))
     db.session.commit()
     missing = {"total": prepared.missing.total, "first": prepared.missing.items}
-    return jsonify(id=project.id, invalid_dates_kept_missing=missing), 201
+    answer = {"id": project.id, "invalid_dates_kept_missing": missing}
+    if made is not None:
+        answer.update(round=made.number, counts=made.counts, triage=made.triage)
+    return jsonify(answer), 201
 
 
 @bp.post("/projects/<int:project_id>/assignments")
@@ -89,6 +93,7 @@ def create_assignment_view(project_id: int):
             body.get("budget", project.default_budget),
             body.get("pairs", "all"),
             start_partial=body.get("start_partial", []),
+            round=body.get("round"),
         )
     except AssignmentError as exc:
         db.session.rollback()

@@ -11,11 +11,12 @@
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + alpha + ")";
   }
 
-  function axis(a) {
+  function axis(a, stacked) {
     return {
       type: a.scale,
       title: { display: !!a.title, text: a.title },
       beginAtZero: a.scale === "linear",
+      stacked: !!stacked,
     };
   }
 
@@ -60,7 +61,7 @@
           legend: { display: datasets.length > 1 },
           tooltip: { callbacks: { label: pointLabel } },
         },
-        scales: { x: axis(spec.x), y: axis(spec.y) },
+        scales: { x: axis(spec.x, spec.stacked), y: axis(spec.y, spec.stacked) },
       },
     });
     figure.chart = chart;

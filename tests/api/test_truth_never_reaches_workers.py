@@ -127,6 +127,6 @@ def test_the_managers_linked_export_keeps_the_truth_for_research(app, client, se
     lines = reply.data.decode().splitlines()
     header = lines[0].split(",")
     # The linkage clusters keep the name cluster_id; the vault's truth column is renamed.
-    assert header == ["cluster_id", "income", "vault_cluster_id"]
+    assert header == ["cluster_id", "linked_by", "income", "vault_cluster_id"]
     body = "\n".join(lines[1:])
     assert all(v in body for v in INCOME + TRUTH)

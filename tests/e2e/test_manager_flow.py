@@ -218,9 +218,15 @@ def test_manager_links_blocks_assigns_resolves_and_exports(
     assert cluster_of["A", "1"] != cluster_of["A", "4"]  # a pair both called different
 
     linked = download(page, "linked", tmp_path)
-    assert list(linked[0]) == ["cluster_id", "info1", "info2", "info5"]
+    assert list(linked[0]) == ["cluster_id", "linked_by", "info1", "info2", "info5"]
     assert [r["cluster_id"] for r in linked] == [r["cluster_id"] for r in clusters]  # 30
-    assert list(linked[0].values()) == [cluster_of["A", "1"], "AMAB", "303 FOREST ST", "77845"]
+    assert list(linked[0].values()) == [
+        cluster_of["A", "1"],
+        "manager",
+        "AMAB",
+        "303 FOREST ST",
+        "77845",
+    ]
     sources = [MINDFIRL / "dev_file1.csv", MINDFIRL / "dev_file2.csv"]
     people = [r for f in sources for r in csv.DictReader(f.read_text().splitlines())]
     # Not first_name: B's misaligned row 5 puts "LYNN I" in info2.

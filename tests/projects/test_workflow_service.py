@@ -130,9 +130,11 @@ def test_double_coding_progress_conflicts_and_exports(app, people):
         assert len(clusters) == n_records
         assert len({c["cluster_id"] for c in clusters}) == n_records - 2
         linked = list(csv.reader(io.StringIO(export_csv(project, "linked"))))
-        assert linked[0] == ["cluster_id", "info1", "info2", "info3", "info4", "info5"]
+        header = ["cluster_id", "linked_by", "info1", "info2", "info3", "info4", "info5"]
+        assert linked[0] == header
         assert len(linked) == n_records + 1
-        assert not any("WILDING" in cell for row in linked for cell in row[1:2])
+        assert {row[1] for row in linked[1:]} == {"", "reviewers+manager"}  # one cluster
+        assert not any("WILDING" in cell for row in linked for cell in row[2:3])
         with pytest.raises(ExportRefused, match="pair-file"):
             export_csv(project, "legacy")
 

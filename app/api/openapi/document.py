@@ -57,6 +57,7 @@ class Operation:
     query: Mapping[str, Schema] = field(default_factory=dict)
     media_type: str = "application/json"
     body_required: bool = True
+    upload: tuple[str, ...] = ()  # media types of a file sent as the raw body
 
 
 def documented(
@@ -69,9 +70,15 @@ def documented(
     query: Mapping[str, Schema] | None = None,
     media_type: str = "application/json",
     body_required: bool = True,
+    upload: tuple[str, ...] = (),
 ):
-    """Describe a view in the OpenAPI document and check its JSON body against ``body``."""
-    operation = Operation(summary, body, ok, status, errors, query or {}, media_type, body_required)
+    """Describe a view in the OpenAPI document and check its JSON body against ``body``.
+
+    ``upload`` documents a file sent as the raw request body (the view reads and checks it).
+    """
+    operation = Operation(
+        summary, body, ok, status, errors, query or {}, media_type, body_required, upload
+    )
 
     def decorator(view):
         @wraps(view)
@@ -240,7 +247,8 @@ def _operation(op: Operation, endpoint: str, params, config) -> dict[str, Any]:
     else:
         ok_content = {op.media_type: {"schema": {"type": "string"}}}
     responses: dict[str, Any] = {str(op.status): {"description": "OK", "content": ok_content}}
-    codes = set(COMMON_ERRORS) | set(op.errors) | ({400} if op.body or op.query else set())
+    codes = set(COMMON_ERRORS) | set(op.errors)
+    codes |= {400} if op.body or op.query or op.upload else set()
     for code in sorted(codes):
         responses[str(code)] = {
             "description": ERROR_NAMES[code],
@@ -257,6 +265,9 @@ def _operation(op: Operation, endpoint: str, params, config) -> dict[str, Any]:
             "required": op.body_required,
             "content": {"application/json": {"schema": resolve(op.body, config)}},
         }
+    elif op.upload:
+        binary = {"schema": {"type": "string", "format": "binary"}}
+        out["requestBody"] = {"required": True, "content": {m: binary for m in op.upload}}
     return out
 
 

@@ -83,7 +83,6 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
         "maxItems": config["MAX_JSON_RECORDS"],
         "items": record,
     }
-    record_ref = {"anyOf": [{"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"]}, INT64]}
     counts = {  # name -> how many people carry it (a 32-bit column)
         "type": "object",
         "maxProperties": config["MAX_JSON_RECORDS"],
@@ -115,11 +114,8 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
             "records": records,
             "records_a": records,
             "records_b": records,
-            "pairs": {
-                "type": "array",
-                "maxItems": config["MAX_JSON_PAIRS"],
-                "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": record_ref},
-            },
+            "pairs": pairs(config),
+            "triage": TRIAGE,
             "kappa": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
             "evidence_model": {"enum": ["row", "pair"]},
             "default_budget": BUDGET_VALUE,
@@ -132,8 +128,124 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                 "properties": {"first": counts, "last": counts},
                 "additionalProperties": False,
             },
+            "show_scores": {"type": "boolean"},
         },
     }
+
+
+#: Triage settings (docs/triage.md): thresholds on the score, calibration draw, review order.
+TRIAGE = {
+    "type": "object",
+    "required": ["lower", "upper"],
+    "properties": {
+        "lower": NUMBER,
+        "upper": NUMBER,
+        "calibration": {"type": "integer", "minimum": 0, "maximum": 100_000},
+        "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        "score": {"enum": ["probability", "weight"]},
+        "order": {"enum": ["uncertainty", "file"]},
+        "bins": {"type": "integer", "minimum": 1, "maximum": 100},
+    },
+}
+
+
+def pairs(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Pairs as ``[a, b]`` or ``{"a", "b", "match_probability", "match_weight", "match_key"}``."""
+    record_ref = {"anyOf": [{"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"]}, INT64]}
+    scored = {
+        "type": "object",
+        "required": ["a", "b"],
+        "properties": {
+            "a": record_ref,
+            "b": record_ref,
+            "match_probability": {"type": "number", "minimum": 0, "maximum": 1},
+            "match_weight": NUMBER,
+            "match_key": {"anyOf": [{"type": "string", "maxLength": 200}, INT64]},
+        },
+    }
+    return {
+        "type": "array",
+        "maxItems": config["MAX_JSON_PAIRS"],
+        "items": {
+            "anyOf": [
+                {"type": "array", "minItems": 2, "maxItems": 2, "items": record_ref},
+                scored,
+            ]
+        },
+    }
+
+
+def round_spec(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A new round: scored ``pairs`` (with ``triage``), or ``blocking`` / ``reblock`` rules."""
+    rules = {"type": "array", "maxItems": 50, "items": {"type": ["object", "array", "string"]}}
+    return {
+        "type": "object",
+        "properties": {
+            "pairs": pairs(config),
+            "triage": TRIAGE,
+            "blocking": rules,
+            "reblock": rules,
+        },
+    }
+
+
+SETTINGS_BODY = {
+    "type": "object",
+    "required": ["show_scores"],
+    "properties": {"show_scores": {"type": "boolean"}},
+}
+ROUND = {
+    "type": "object",
+    "required": ["round", "origin", "counts"],
+    "properties": {
+        "round": {"type": "integer"},
+        "origin": {"type": "string"},
+        "counts": OBJECT,
+        "triage": {"type": ["object", "null"]},
+    },
+}
+ROUNDS = {
+    "type": "object",
+    "required": ["rounds"],
+    "properties": {"rounds": {"type": "array", "items": OBJECT}},
+}
+TRIAGE_PREVIEW = {
+    "type": "object",
+    "required": ["counts", "histogram", "sources"],
+    "properties": {"counts": OBJECT, "histogram": OBJECT, "sources": OBJECT},
+}
+PAIR_LIST = {
+    "type": "object",
+    "required": ["pairs", "page", "per_page", "total", "next_after"],
+    "properties": {
+        "pairs": {"type": "array", "items": OBJECT},
+        "page": {"type": "integer"},
+        "per_page": {"type": "integer"},
+        "total": {"type": "integer"},
+        "next_after": {"type": ["integer", "null"]},
+    },
+}
+PAIR_QUERY = {
+    "purpose": {"enum": ["band", "calibration", "model", "blocking", "pairfile"]},
+    "round": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+    "status": {"enum": ["decided", "undecided", "conflict", "unassigned", "model"]},
+    "pair": ID,
+    "page": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+    "per_page": {"type": "integer", "minimum": 1, "maximum": 1000},
+    "after": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+}
+PREDICTIONS_QUERY = {
+    "lower": NUMBER,
+    "upper": NUMBER,
+    "calibration": {"type": "integer", "minimum": 0, "maximum": 100_000},
+    "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+    "score": {"enum": ["probability", "weight"]},
+    "order": {"enum": ["uncertainty", "file"]},
+    "bins": {"type": "integer", "minimum": 1, "maximum": 100},
+    "preview": {"type": "boolean"},
+    "source_a": {"type": "string", "maxLength": 100},
+    "source_b": {"type": "string", "maxLength": 100},
+}
 
 
 def assignment_spec(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,6 +266,7 @@ def assignment_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                 "maxItems": config["MAX_ATTRIBUTES"],
                 "items": _text(config["MAX_ATTRIBUTE_NAME_CHARS"]),
             },
+            "round": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
         },
     }
 

@@ -25,6 +25,8 @@ __all__ = [
     "max_pairs",
     "pair_records",
     "preview_blocking",
+    "rules_of",
+    "source_records",
 ]
 
 CHUNK = 50_000
@@ -55,14 +57,14 @@ def max_pairs() -> int:
     return int(current_app.config.get("BLOCKING_MAX_PAIRS", DEFAULT_MAX_PAIRS))
 
 
-def _rules(project: Project, raw: object):
+def rules_of(project: Project, raw: object):
     try:
         return parse_rules(raw, {a.name: a.type for a in project.identifying})
     except BlockingError as exc:
         raise BlockingRefused(str(exc)) from None
 
 
-def _records(project: Project, rules=None):
+def source_records(project: Project, rules=None):
     """Identifying values by record id: source A, and source B (``None`` when deduplicating).
 
     With ``rules``, only the attributes they read, each taken out of the JSON by the
@@ -97,8 +99,8 @@ def _plan(project: Project, raw_rules: object):
     """The preview, the rules and the records they were counted on (read once)."""
     if project.kind == ProjectKind.PAIRFILE:
         raise BlockingRefused("a pair-file project takes its pairs from the file")
-    rules = _rules(project, raw_rules)
-    records_a, records_b = _records(project, rules)
+    rules = rules_of(project, raw_rules)
+    records_a, records_b = source_records(project, rules)
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
     codes = rule_codes(rules, values)
     count = count_pairs(records_a, records_b, rules, codes)

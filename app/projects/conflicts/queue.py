@@ -173,10 +173,17 @@ def refer_conflict(
         raise ConflictError(f"{worker.username!r} is not a worker")
     if worker.username in {a.reviewer for a in item.outcome.answers}:
         raise ConflictError(f"{worker.username} reviews this pair already; choose another worker")
+    # The worker's assignment of the pair's round, else their newest in the project.
+    pair_round = db.session.scalar(select(Pair.round).where(Pair.id == pair_id))
     assignment = db.session.scalar(
-        select(Assignment).where(
-            Assignment.project_id == project.id, Assignment.worker_id == worker.id
+        select(Assignment)
+        .where(
+            Assignment.project_id == project.id,
+            Assignment.worker_id == worker.id,
+            Assignment.resolver.is_(False),
         )
+        .order_by((Assignment.round == pair_round).desc(), Assignment.round.desc())
+        .limit(1)
     )
     try:
         if assignment is not None:

@@ -3,17 +3,23 @@
 from app.projects.exports.formats import neutralize
 from app.projects.exports.service import (
     KINDS,
+    ExportOptionError,
+    ExportOptions,
     ExportRefused,
     export_csv,
     export_filename,
     export_mimetype,
+    label_purpose,
 )
 
 __all__ = [
     "KINDS",
+    "ExportOptionError",
+    "ExportOptions",
     "ExportRefused",
     "export_csv",
     "export_filename",
     "export_mimetype",
+    "label_purpose",
     "neutralize",
 ]

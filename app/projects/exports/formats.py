@@ -59,6 +59,12 @@ LABEL_COLUMNS = (
     "kapr_spent",
     "final_decision",
     "final_confidence",
+    "decided_by",
+    "match_key",
+    "purpose",
+    "round",
+    "match_probability",
+    "match_weight",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _BLANKS = " \u3000"  # a space or an ideographic space before a formula does not stop it
@@ -100,6 +106,12 @@ class LabelRow:
     decided_at: datetime | None = None
     kapr_spent: float | None = None
     final: Judgement = Judgement()
+    decided_by: str = ""  # reviewers | manager | "" (not decided yet)
+    match_key: str | None = None
+    purpose: str | None = None
+    round: int | None = None
+    match_probability: float | None = None  # the linker's scores, as at review time
+    match_weight: float | None = None
 
 
 def is_formula(text: str) -> bool:
@@ -108,7 +120,13 @@ def is_formula(text: str) -> bool:
 
 
 def neutralize(value: object) -> str:
-    """Return ``value`` as a CSV cell no spreadsheet evaluates (OWASP CSV injection)."""
+    """Return ``value`` as a CSV cell no spreadsheet evaluates (OWASP CSV injection).
+
+    A number the application computed (an ``int`` or ``float``, such as a negative match
+    weight) is a numeric literal, never a formula, and is written as it is.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value) if isinstance(value, float) else str(value)
     text = "" if value is None else str(value)
     return "'" + text if is_formula(text) else text
 
@@ -170,6 +188,12 @@ def write_labels(out: TextIO, rows: Iterable[LabelRow]) -> int:
                     row.kapr_spent,
                     row.final.decision,
                     _confidence(row.final),
+                    row.decided_by,
+                    row.match_key,
+                    row.purpose,
+                    row.round,
+                    row.match_probability,
+                    row.match_weight,
                 ]
             )
         )
@@ -241,12 +265,22 @@ def clusters(nodes: Iterable[H], same_pairs: Iterable[tuple[H, H]]) -> dict[H, i
     return {node: numbers.setdefault(find(node), len(numbers) + 1) for node in list(parent)}
 
 
-def write_clusters(out: TextIO, assignment: Mapping[tuple[str, str], int]) -> int:
-    """Write ``cluster_id, source_dataset, unique_id`` for each ``(source, id)`` node."""
+def write_clusters(
+    out: TextIO,
+    assignment: Mapping[tuple[str, str], int],
+    linked_by: Mapping[int, str] | None = None,
+) -> int:
+    """Write ``cluster_id, source_dataset, unique_id`` for each ``(source, id)`` node.
+
+    With ``linked_by`` (cluster → ``model``, ``reviewers``, ``manager`` joined by ``+``), a
+    ``linked_by`` column says which kinds of decision link each cluster ("" for a singleton).
+    """
     writer = _writer(out)
-    writer.writerow(("cluster_id", "source_dataset", "unique_id"))
+    extra = ["linked_by"] if linked_by is not None else []
+    writer.writerow(("cluster_id", "source_dataset", "unique_id", *extra))
     for (source, record_id), cluster in assignment.items():
-        writer.writerow(_cells([cluster, source, record_id]))
+        tail = [linked_by.get(cluster, "")] if linked_by is not None else []
+        writer.writerow(_cells([cluster, source, record_id, *tail]))
     return len(assignment)
 
 
@@ -255,8 +289,12 @@ def write_linked_dataset(
     members: Iterable[tuple[str, int]],
     sensitive: Mapping[str, Mapping[str, str | None]],
     columns: Sequence[str],
+    linked_by: Mapping[int, str] | None = None,
 ) -> int:
     """Write the linked de-identified data: ``cluster_id`` and the sensitive ``columns``.
+
+    With ``linked_by`` (as :func:`write_clusters`) a ``linked_by`` column follows
+    ``cluster_id``.
 
     ``members`` gives ``(record pseudonym, cluster id)``; ``sensitive`` looks up a record's
     sensitive values by pseudonym. Neither pseudonyms nor identifying values are written.
@@ -266,13 +304,15 @@ def write_linked_dataset(
     """
     writer = _writer(out)
     header = [f"vault_{c}" if c.lower() == "cluster_id" else c for c in columns]
-    writer.writerow(_cells(["cluster_id", *header]))
+    extra = ["linked_by"] if linked_by is not None else []
+    writer.writerow(_cells(["cluster_id", *extra, *header]))
     count = 0
     for pseudonym, cluster in members:
         try:
             values = sensitive[pseudonym]
         except KeyError:
             raise ValueError(f"no sensitive values for record {pseudonym}") from None
-        writer.writerow(_cells([cluster, *(values.get(c) for c in columns)]))
+        by = [linked_by.get(cluster, "")] if linked_by is not None else []
+        writer.writerow(_cells([cluster, *by, *(values.get(c) for c in columns)]))
         count += 1
     return count

@@ -6,14 +6,18 @@ majority of three or the manager's resolution) or ``None`` while it is not settl
 
 **Splink** (``splink``, ``splink_matches``). Splink's labels table has five columns,
 ``source_dataset_l, unique_id_l, source_dataset_r, unique_id_r, clerical_match_score``.
-``source_dataset`` is the project's source label (``A``, ``B``, …): register each source in
-Splink with that label as its ``dataset_display_name``
+``source_dataset`` is the source's name as a linker's scored pairs named it (Splink's own
+``source_dataset``, kept on import), else the project's source label (``A``, ``B``): register
+each source in Splink under that name as its ``dataset_display_name``
 (``db_api.register(df_a, dataset_display_name="A")``) so the labels join to its records, and
 keep Splink's default ``unique_id_column_name`` (``unique_id``: rename the id column of your
 files to it), which the ``unique_id_l``/``unique_id_r`` columns name.
-``splink`` has every settled pair once, score 1 (same) or 0 (different); unsettled pairs are
-left out, because Splink reads a missing score as a non-match. ``splink_matches`` has the
-"same" pairs only: ``estimate_m_from_pairwise_labels`` takes every row as a match.
+``splink`` has every settled pair once (people's final decision after conflicts: never the
+model's), score 1 (same) or 0 (different), or with ``?score=confidence`` the 6-point
+confidence spread over [0, 1] (:func:`~app.projects.exports.formats.match_score`); unsettled
+pairs are left out, because Splink reads a missing score as a non-match. ``splink_matches``
+has the "same" pairs only: ``estimate_m_from_pairwise_labels`` takes every row as a match;
+it defaults to the calibration sample (docs/triage.md).
 
 Ids are written **unchanged**: they are the join key, and the apostrophe of
 :func:`~app.projects.exports.formats.neutralize` would make Splink miss the record. A cell
@@ -66,6 +70,7 @@ class SettledPair:
     source_r: str
     id_r: str
     same: bool | None = None
+    score: float | None = None  # the clerical_match_score when not 1/0 (``?score=confidence``)
 
 
 def _cell(value: str) -> str:
@@ -87,7 +92,8 @@ def write_splink_labels(out: TextIO, pairs: Iterable[SettledPair], matches_only=
         if pair.same is None or (matches_only and not pair.same):
             continue
         cells = [pair.source_l, pair.id_l, pair.source_r, pair.id_r]
-        out.write(",".join([*map(_cell, cells), "1" if pair.same else "0"]) + "\n")
+        score = ("1" if pair.same else "0") if pair.score is None else f"{pair.score:g}"
+        out.write(",".join([*map(_cell, cells), score]) + "\n")
         count += 1
     return count
 

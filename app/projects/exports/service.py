@@ -1,41 +1,83 @@
 """Read a project's answers from the database and write one of its exports.
 
-``labels`` (one row per reviewer and pair with the pair's settled answer, unanswered pairs
-undecided; for people and spreadsheets), ``splink`` and ``splink_matches`` (Splink's labels
-table: settled pairs once each, or the "same" ones only), ``recordlinkage`` (an annotation
-JSON file; see :mod:`app.projects.exports.peers`),
-``legacy`` (MINDFIRL's result layout; pair-file projects), ``clusters`` (connected
-components of the final "same" answers) and ``linked`` (cluster id + sensitive attributes
-from the vault, joined by pseudonym; no identifying attribute).
+``labels`` (one row per reviewer and reviewed pair with the pair's settled answer, its
+purpose, round, scores and rule; unanswered pairs undecided; for people and spreadsheets),
+``splink`` and ``splink_matches`` (Splink's labels table: people's final decision once per
+pair, or the matches only; ``splink_matches`` defaults to the calibration sample),
+``recordlinkage`` (an annotation JSON file; see :mod:`app.projects.exports.peers`),
+``legacy`` (MINDFIRL's result layout; pair-file projects), and the final linkage, which
+combines the model's decisions with people's: ``linkage`` (every decided pair with who
+decided it), ``clusters`` (connected components of the final matches) and ``linked``
+(cluster id + sensitive attributes from the vault, joined by pseudonym; no identifying
+attribute). Source names are the linker's as imported (``Source.dataset``), else A/B.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.extensions import db
+from app.models import REVIEWED, Project, ProjectKind, Purpose, Record, Source, VaultRecord
 from app.models import Pair as PairRow
-from app.models import Project, ProjectKind, Record, Source, VaultRecord
 from app.projects.blocking.pairing import pair_records
 from app.projects.exports import formats as exports
-from app.projects.exports import peers
+from app.projects.exports import linkage, peers
 from app.projects.exports.formats import Confidence, Decision, Judgement, LabelRow
 from app.projects.exports.peers import SettledPair
 from app.projects.progress.outcomes import PairOutcome, outcomes
 from app.projects.reading.pairfile import Pair as FilePair
 from app.projects.reading.pairfile import PairFile
 
-__all__ = ["KINDS", "ExportRefused", "export_csv", "export_filename", "export_mimetype"]
+__all__ = [
+    "KINDS",
+    "ExportOptionError",
+    "ExportOptions",
+    "ExportRefused",
+    "export_csv",
+    "export_filename",
+    "export_mimetype",
+    "label_purpose",
+]
 
-KINDS = ("labels", "splink", "splink_matches", "recordlinkage", "legacy", "clusters", "linked")
+KINDS = (
+    "labels", "splink", "splink_matches", "recordlinkage", "legacy", "clusters", "linked",
+    "linkage",
+)  # fmt: skip
 _JSON_KINDS = ("recordlinkage",)
+#: The ``?purpose=`` of the label exports (every purpose a reviewer may get).
+LABEL_PURPOSES = tuple(p.value for p in REVIEWED)
+SCORES = ("binary", "confidence")
 
 
 class ExportRefused(ValueError):
     """This export does not apply to this project."""
+
+
+class ExportOptionError(ValueError):
+    """A query option of an export is not one it knows."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """``?purpose=`` (label exports: only pairs of that purpose) and ``?score=confidence``
+    (``splink``: the 6-point confidence as ``clerical_match_score``, docs/triage.md)."""
+
+    purpose: str | None = None
+    score: str = "binary"
+
+    @classmethod
+    def of(cls, args: Mapping[str, str]) -> ExportOptions:
+        purpose, score = args.get("purpose") or None, args.get("score") or "binary"
+        if purpose is not None and purpose not in LABEL_PURPOSES:
+            raise ExportOptionError(f"'purpose' must be one of {', '.join(LABEL_PURPOSES)}")
+        if score not in SCORES:
+            raise ExportOptionError("'score' must be 'binary' or 'confidence'")
+        return cls(purpose, score)
 
 
 def export_filename(project: Project, kind: str) -> str:
@@ -48,29 +90,56 @@ def export_mimetype(kind: str) -> str:
     return "application/json" if kind in _JSON_KINDS else "text/csv"
 
 
-def export_csv(project: Project, kind: str) -> str:
+def label_purpose(project: Project, kind: str, options: ExportOptions) -> tuple[str | None, str]:
+    """The purpose a label export keeps, and a note saying what that means for the linker.
+
+    ``splink_matches`` defaults to the calibration sample when the project has one: matches
+    from the band alone bias the m probabilities Splink estimates from them (docs/triage.md).
+    """
+    if options.purpose is not None or kind != "splink_matches":
+        return options.purpose, ""
+    calibrated = db.session.scalar(
+        select(func.count(PairRow.id)).where(
+            PairRow.project_id == project.id, PairRow.purpose == Purpose.CALIBRATION.value
+        )
+    )
+    if calibrated:
+        return Purpose.CALIBRATION.value, "the calibration sample's matches (the default)"
+    return None, (
+        "no calibration sample in this project: these are the reviewed pairs' matches only, "
+        "and m estimated from them alone is biased (docs/triage.md)"
+    )
+
+
+def export_csv(project: Project, kind: str, options: ExportOptions | None = None) -> str:
     """The text of export ``kind`` for ``project`` (CSV, or JSON for ``recordlinkage``)."""
+    options = options or ExportOptions()
     if kind not in KINDS:
         raise ExportRefused(f"unknown export {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
         raise ExportRefused("the MINDFIRL legacy layout exists for pair-file projects only")
     out = io.StringIO()
-    by_pair = outcomes(project.id)
+    if kind in ("labels", "splink", "splink_matches", "recordlinkage", "legacy"):
+        by_pair = outcomes(project.id)
     if kind == "labels":
-        exports.write_labels(out, _label_rows(project, by_pair))
+        exports.write_labels(out, _label_rows(project, by_pair, options.purpose))
     elif kind in ("splink", "splink_matches"):
-        matches_only = kind == "splink_matches"
-        peers.write_splink_labels(out, _settled(project, by_pair), matches_only=matches_only)
+        purpose, _ = label_purpose(project, kind, options)
+        confidence = options.score == "confidence"
+        settled = _settled(project, by_pair, purpose, confidence)
+        peers.write_splink_labels(out, settled, matches_only=kind == "splink_matches")
     elif kind == "recordlinkage":
-        peers.write_annotation(out, _settled(project, by_pair))
+        peers.write_annotation(out, _settled(project, by_pair, options.purpose))
     elif kind == "legacy":
         pairfile, keys = _pairfile(project)
         exports.write_legacy_result(out, pairfile, _judgements(by_pair, keys))
+    elif kind == "linkage":
+        linkage.write_linkage(out, linkage.final_pairs(project))
     else:
         nodes = _records(project)
-        found = _clusters(project, by_pair, nodes)
+        found, linked_by = linkage.final_clusters(project, nodes)
         if kind == "clusters":
-            exports.write_clusters(out, {key: found[key] for key in nodes})
+            exports.write_clusters(out, {key: found[key] for key in nodes}, linked_by)
         else:
             columns = [a.name for a in project.sensitive]
             vault = {
@@ -82,7 +151,7 @@ def export_csv(project: Project, kind: str) -> str:
             if not columns:
                 vault = {p: {} for p, _ in nodes.values()}
             members = [(pseudonym, found[key]) for key, (pseudonym, _) in nodes.items()]
-            exports.write_linked_dataset(out, members, vault, columns)
+            exports.write_linked_dataset(out, members, vault, columns, linked_by)
     return out.getvalue()
 
 
@@ -93,31 +162,47 @@ def _judgement(decision: str | None, confidence: str | None) -> Judgement:
     return Judgement(Decision(decision), level)
 
 
-def _label_rows(project: Project, by_pair: dict[int, PairOutcome]):
-    for pair_id, (src_a, id_a, src_b, id_b, *_) in pair_records(project.id).items():
-        outcome = by_pair[pair_id]
+def _label_rows(project: Project, by_pair: dict[int, PairOutcome], purpose: str | None):
+    for pair in linkage.reviewed_pairs(project, purpose):
+        outcome = by_pair[pair.id]
         final = _judgement(outcome.final, outcome.confidence)
+        shared = {
+            "final": final, "decided_by": linkage.people(outcome), "match_key": pair.rule,
+            "purpose": pair.purpose, "round": pair.round,
+            "match_probability": pair.probability, "match_weight": pair.weight,
+        }  # fmt: skip
         if not outcome.answers:
-            yield LabelRow(src_a, id_a, src_b, id_b, final=final)
+            yield LabelRow(*pair.records, **shared)
         for a in outcome.answers:
             yield LabelRow(
-                src_a, id_a, src_b, id_b, _judgement(a.decision, a.confidence),
+                *pair.records, _judgement(a.decision, a.confidence),
                 reviewer=a.reviewer, decided_at=a.at,
-                kapr_spent=round(a.kapr, 6) if a.kapr is not None else None, final=final,
+                kapr_spent=round(a.kapr, 6) if a.kapr is not None else None, **shared,
             )  # fmt: skip
 
 
-def _settled(project: Project, by_pair: dict[int, PairOutcome]):
-    for pair_id, (src_a, id_a, src_b, id_b, *_) in pair_records(project.id).items():
-        final = by_pair[pair_id].final
+def _settled(project, by_pair, purpose: str | None, confidence: bool = False):
+    """One row per reviewed pair: people's final decision after conflicts (the model's
+    decisions are not labels), scored 1/0 or, with ``confidence``, on the 6-point scale."""
+    for pair in linkage.reviewed_pairs(project, purpose):
+        outcome = by_pair[pair.id]
+        final = outcome.final
         same = None if final not in (Decision.SAME, Decision.DIFFERENT) else final == Decision.SAME
-        yield SettledPair(src_a, id_a, src_b, id_b, same)
+        score = None
+        if confidence and same is not None:
+            score = exports.match_score(_judgement(final, outcome.confidence))
+        yield SettledPair(*pair.records, same, score)
 
 
 def _records(project: Project) -> dict[tuple[str, str], tuple[str, list[int]]]:
     """Each record as ``(source, id) → (pseudonym, [record id])``, in source order."""
     rows = db.session.execute(
-        select(Record.id, Source.label, Record.external_id, Record.pseudonym)
+        select(
+            Record.id,
+            func.coalesce(Source.dataset, Source.label),
+            Record.external_id,
+            Record.pseudonym,
+        )
         .join(Source, Source.id == Record.source_id)
         .where(Record.project_id == project.id)
         .order_by(Source.label, Record.position)
@@ -126,20 +211,6 @@ def _records(project: Project) -> dict[tuple[str, str], tuple[str, list[int]]]:
         (label, external_id): (pseudonym, [record_id])
         for record_id, label, external_id, pseudonym in rows
     }
-
-
-def _clusters(project, by_pair, nodes) -> dict[tuple[str, str], int]:
-    """Cluster number per record key, from the pairs whose final answer is "same"."""
-    key_of = {record_id: key for key, (_, ids) in nodes.items() for record_id in ids}
-    rows = db.session.execute(
-        select(PairRow.id, PairRow.record_a_id, PairRow.record_b_id).where(
-            PairRow.project_id == project.id
-        )
-    )
-    edges = [
-        (key_of[a], key_of[b]) for pair_id, a, b in rows if by_pair[pair_id].final == Decision.SAME
-    ]
-    return exports.clusters(list(nodes), edges)
 
 
 def _pairfile(project: Project) -> tuple[PairFile, dict[int, str]]:

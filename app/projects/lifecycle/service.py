@@ -30,6 +30,14 @@ from app.projects.lifecycle.records import (
     prepare_records,
     read_frequencies,
 )
+from app.projects.triage import (
+    ItemsError,
+    ScoredPairsError,
+    TriageError,
+    TriageSettings,
+    add_scored_round,
+    pairs_from_items,
+)
 
 CHUNK = 5_000
 
@@ -114,11 +122,14 @@ def create_project(spec: Mapping, owner: User) -> Project:
 
     ``spec`` has ``name``, ``kind`` (``dedupe`` | ``link``), ``attributes`` (``name``,
     ``type``, ``sensitive``, ``truth``, a date's ``format``), ``records`` (or ``records_a``
-    and ``records_b``), optional ``pairs`` (``[[id_a, id_b], ...]``; in dedupe, all pairs
-    when the file is small), ``kappa``, ``evidence_model``, ``default_budget``,
-    ``page_size``, ``record_ids`` (``given`` | ``generated``), ``invalid_dates`` (``error``
-    | ``missing``) and ``name_frequencies`` (:mod:`app.projects.lifecycle.records`). The
-    caller commits.
+    and ``records_b``), optional ``pairs`` (``[id_a, id_b]`` or ``{"a", "b",
+    "match_probability", "match_weight", "match_key"}`` each; without them a dedupe project
+    gets all pairs when the file is small, a link project none yet) with an optional
+    ``triage`` (``docs/triage.md``), ``kappa``, ``evidence_model``, ``default_budget``,
+    ``page_size``, ``allow_unsure``, ``show_scores``, ``record_ids`` (``given`` |
+    ``generated``), ``invalid_dates`` (``error`` | ``missing``) and ``name_frequencies``
+    (:mod:`app.projects.lifecycle.records`). Given pairs are the project's round 1
+    (:mod:`app.projects.triage.rounds`). The caller commits.
     """
     return create_project_checked(spec, owner)[0]
 
@@ -155,16 +166,39 @@ def create_project_checked(spec: Mapping, owner: User) -> tuple[Project, Prepare
     db.session.add(project)
     db.session.flush()
     ids = {}
+    given = spec.get("pairs")
     for label, rows in prepared.rows.items():
         source = Source(project_id=project.id, label=label, record_count=len(rows))
         db.session.add(source)
         db.session.flush()
-        ids[label] = _insert_records(project.id, source.id, rows, attributes)
-    pair_ids = _pairs(spec.get("pairs"), kind, ids)
-    _insert_pairs(project.id, pair_ids)
+        ids[label] = _insert_records(
+            project.id, source.id, rows, attributes, with_ids=given is None
+        )
+    if given is None:
+        if spec.get("triage") is not None:
+            raise ProjectSpecError(["'triage' needs scored 'pairs'"])
+        _insert_pairs(project.id, _all_pairs(kind, ids))
+    else:
+        db.session.expire(project, ["sources"])
+        _scored_pairs(project, given, spec.get("triage"), owner)
     if frequencies is not None:
         store_frequencies(project.id, frequencies)
     return project, prepared
+
+
+def _scored_pairs(project: Project, given: object, raw_triage: object, owner: User) -> None:
+    """The given pairs (scored or not, triaged or not) as the project's round 1."""
+    try:
+        scored = pairs_from_items(given)
+        settings = None if raw_triage is None else TriageSettings.parse(raw_triage)
+    except (ItemsError, TriageError) as exc:
+        raise ProjectSpecError(exc.problems) from None
+    if not len(scored):
+        raise ProjectSpecError(["the project has no pairs"])
+    try:
+        add_scored_round(project, scored, settings, owner, item="pair")
+    except ScoredPairsError as exc:
+        raise ProjectSpecError(exc.problems) from None
 
 
 def _record_options(spec: Mapping) -> dict:
@@ -202,6 +236,7 @@ def _settings(spec: Mapping) -> dict:
         "default_budget": float(budget),
         "page_size": page_size,
         "allow_unsure": bool(spec.get("allow_unsure", False)),
+        "show_scores": bool(spec.get("show_scores", False)),
     }
 
 
@@ -233,35 +268,15 @@ def _insert_records(
     )
 
 
-def _pairs(raw: object, kind: str, ids: dict[str, dict[str, int]]) -> list[tuple[int, int]]:
-    other = "A" if kind == "dedupe" else "B"
-    if raw is None:
-        if kind != "dedupe":
-            raise ProjectSpecError(["'pairs' is required when linking two files"])
-        limit = current_app.config["ALL_PAIRS_MAX_RECORDS"]
-        if len(ids["A"]) > limit:
-            raise ProjectSpecError([f"give 'pairs' (or block) for more than {limit} records"])
-        return list(itertools.combinations(ids["A"].values(), 2))
-    if not isinstance(raw, list):
-        raise ProjectSpecError(["'pairs' must be a list of [id_a, id_b]"])
-    problems, out, seen = [], [], set()
-    for n, item in enumerate(raw, start=1):
-        if not isinstance(item, list | tuple) or len(item) != 2:
-            problems.append(f"pair {n}: must be [id_a, id_b]")
-            continue
-        a, b = ids["A"].get(str(item[0])), ids[other].get(str(item[1]))
-        if a is None or b is None:
-            problems.append(f"pair {n}: unknown record id {item[0] if a is None else item[1]!r}")
-        elif a == b:
-            problems.append(f"pair {n}: a record cannot be paired with itself")
-        elif (key := (min(a, b), max(a, b)) if kind == "dedupe" else (a, b)) not in seen:
-            seen.add(key)
-            out.append((a, b))
-    if problems:
-        raise ProjectSpecError(problems)
-    if not out:
-        raise ProjectSpecError(["the project has no pairs"])
-    return out
+def _all_pairs(kind: str, ids: dict[str, dict[str, int]]) -> list[tuple[int, int]]:
+    """Every pair of a small deduplication project (none given); none for a link project,
+    whose pairs come later (blocking, a linker's scored pairs: docs/triage.md)."""
+    if kind != "dedupe":
+        return []
+    limit = current_app.config["ALL_PAIRS_MAX_RECORDS"]
+    if len(ids["A"]) > limit:
+        raise ProjectSpecError([f"give 'pairs' (or block) for more than {limit} records"])
+    return list(itertools.combinations(ids["A"].values(), 2))
 
 
 def _insert_pairs(project_id: int, pairs: Iterable[tuple[int, int]], rule=None) -> None:

@@ -21,6 +21,7 @@ from app.models import (
     ConflictResolution,
     DecisionEvent,
     Pair,
+    Purpose,
     User,
     current_answer_ids,
 )
@@ -78,11 +79,17 @@ class PairOutcome:
 
 
 def outcomes(project_id: int) -> dict[int, PairOutcome]:
-    """Every pair of the project (by id order) with its reviewers' newest answers."""
+    """Every pair of the project to review (by id order) with its reviewers' newest answers.
+
+    The pairs the model decides (purpose ``model``) are not here: nobody reviews them (their
+    decisions: :mod:`app.projects.progress.finals`).
+    """
     result = {
         pair_id: PairOutcome(pair_id)
         for pair_id in db.session.scalars(
-            select(Pair.id).where(Pair.project_id == project_id).order_by(Pair.id)
+            select(Pair.id)
+            .where(Pair.project_id == project_id, Pair.purpose != Purpose.MODEL.value)
+            .order_by(Pair.id)
         )
     }
     in_project = select(Assignment.id).where(Assignment.project_id == project_id)

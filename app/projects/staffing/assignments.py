@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Role, User
+from app.models import (
+    REVIEWED,
+    Assignment,
+    AssignmentPair,
+    CellState,
+    Pair,
+    Project,
+    Purpose,
+    Role,
+    User,
+)
 
 
 class AssignmentError(ValueError):
@@ -23,9 +33,14 @@ def assign_pairs(
     start_partial: Sequence[str] = (),
     *,
     resolver: bool = False,
+    round: int | None = None,
 ) -> Assignment:
-    """Create ``worker``'s assignment of ``pair_ids`` (or all pairs) in ``project``.
+    """Create ``worker``'s assignment of ``pair_ids`` (or all pairs) of a round of ``project``.
 
+    ``"all"`` means every pair of the round waiting for review (band, calibration, blocking
+    or pair-file pairs): the model's pairs are never assigned. ``round`` defaults to the
+    project's newest; a worker holds one assignment per round, so a new round is new work
+    and leaves the worker's earlier assignments (pairs, KAPR, budget, meters) as they are.
     The budget is a KAPR limit in [0, 1]. Cells of the ``start_partial`` attributes start at
     partial (where a partial level exists) and are charged as the starting KAPR, so the
     assignment is refused when that alone exceeds the budget. The caller commits.
@@ -38,26 +53,36 @@ def assign_pairs(
         raise AssignmentError(f"{worker.username!r} is not a {'manager' if resolver else 'worker'}")
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget <= 1:
         raise AssignmentError("the budget is a KAPR limit from 0 to 1")
+    number = newest_round(project) if round is None else round
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise AssignmentError("'round' must be a round of this project (1, 2, ...)")
     exists = db.session.scalar(
         select(Assignment.id).where(
-            Assignment.project_id == project.id, Assignment.worker_id == worker.id
+            Assignment.project_id == project.id,
+            Assignment.worker_id == worker.id,
+            Assignment.round == number,
         )
     )
     if exists:
-        raise AssignmentError(f"{worker.username!r} has an assignment in this project already")
-    in_project = db.session.scalars(
-        select(Pair.id).where(Pair.project_id == project.id).order_by(Pair.id)
-    ).all()
+        where = f"round {number} of this project" if number > 1 else "this project"
+        raise AssignmentError(f"{worker.username!r} has an assignment in {where} already")
     if pair_ids == "all":
-        chosen = list(in_project)
+        chosen = list(
+            db.session.scalars(
+                select(Pair.id)
+                .where(
+                    Pair.project_id == project.id,
+                    Pair.round == number,
+                    Pair.purpose.in_([p.value for p in REVIEWED]),
+                )
+                .order_by(Pair.id)
+            )
+        )
     elif isinstance(pair_ids, str):
         raise AssignmentError("'pairs' must be \"all\" or a list of pair ids")
     else:
-        known = set(in_project)
-        unknown = [p for p in pair_ids if p not in known]
-        if unknown:
-            raise AssignmentError(f"pairs not in this project: {unknown[:10]}")
         chosen = list(dict.fromkeys(pair_ids))
+        _check_assignable(project, chosen)
     if not chosen:
         raise AssignmentError("an assignment needs at least one pair")
     identifying = {a.name: a for a in project.identifying}
@@ -65,13 +90,40 @@ def assign_pairs(
     if isinstance(start_partial, str) or unknown:
         raise AssignmentError(f"'start_partial' names no identifying attribute: {unknown}")
     assignment = Assignment(
-        project_id=project.id, worker_id=worker.id, budget=float(budget), resolver=resolver
+        project_id=project.id,
+        worker_id=worker.id,
+        budget=float(budget),
+        resolver=resolver,
+        round=number,
     )
     assignment.pairs = [AssignmentPair(pair_id=p, position=i) for i, p in enumerate(chosen)]
     db.session.add(assignment)
     db.session.flush()
     _open_start_cells(assignment, [identifying[n] for n in start_partial])
     return assignment
+
+
+def newest_round(project: Project) -> int:
+    """The project's newest round of pairs (1 for a project without pairs)."""
+    found = db.session.scalar(select(func.max(Pair.round)).where(Pair.project_id == project.id))
+    return found or 1
+
+
+def _check_assignable(project: Project, pair_ids: Sequence[int]) -> None:
+    """Refuse ids that are no pair of the project, and pairs the model decided."""
+    ids, found = list(pair_ids), {}
+    for start in range(0, len(ids), 10_000):  # bounded IN lists (SQLite's variable limit)
+        chunk = ids[start : start + 10_000]
+        query = select(Pair.id, Pair.purpose).where(
+            Pair.project_id == project.id, Pair.id.in_(chunk)
+        )
+        found.update(db.session.execute(query).all())
+    unknown = [p for p in pair_ids if p not in found]
+    if unknown:
+        raise AssignmentError(f"pairs not in this project: {unknown[:10]}")
+    decided = [p for p in pair_ids if found[p] == Purpose.MODEL]
+    if decided:
+        raise AssignmentError(f"pairs the model decided are never assigned: {decided[:10]}")
 
 
 def lock_assignment(assignment_id: int) -> Assignment:
@@ -95,14 +147,7 @@ def extend_assignment(assignment: Assignment, pair_ids: Sequence[int]) -> Assign
     """
     locked = lock_assignment(assignment.id)
     present = {link.pair_id for link in locked.pairs}
-    known = set(
-        db.session.scalars(
-            select(Pair.id).where(Pair.project_id == locked.project_id, Pair.id.in_(pair_ids))
-        )
-    )
-    unknown = [p for p in pair_ids if p not in known]
-    if unknown:
-        raise AssignmentError(f"pairs not in this project: {unknown[:10]}")
+    _check_assignable(locked.project, pair_ids)
     repeated = [p for p in pair_ids if p in present]
     if repeated:
         raise AssignmentError(f"pairs already in this assignment: {repeated[:10]}")

@@ -8,8 +8,13 @@ from fractions import Fraction
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Assignment, BudgetChange, Pair, Project, Role, User
-from app.projects.staffing.assignments import AssignmentError, assign_pairs, lock_assignment
+from app.models import REVIEWED, Assignment, BudgetChange, Pair, Project, Role, User
+from app.projects.staffing.assignments import (
+    AssignmentError,
+    assign_pairs,
+    lock_assignment,
+    newest_round,
+)
 from app.units import percent
 
 __all__ = ["assign_workers", "change_budget", "share"]
@@ -38,8 +43,10 @@ def assign_workers(
     coders: int = 1,
     start_partial: Sequence[str] = (),
     page_size: int | None = None,
+    round: int | None = None,
 ) -> list[Assignment]:
-    """Give each named worker an even share of the pairs with their budget. The caller commits.
+    """Give each named worker an even share of a round's pairs (default: the newest round)
+    with their budget; the model's pairs are never shared. The caller commits.
 
     Raises :class:`AssignmentError` (nothing is kept: the caller rolls back).
     """
@@ -57,16 +64,27 @@ def assign_workers(
     not_workers = [name for name, u in users.items() if u.role != Role.WORKER]
     if not_workers:
         raise AssignmentError(f"not workers: {', '.join(not_workers)}")
+    number = newest_round(project) if round is None else round
     pair_ids = db.session.scalars(
-        select(Pair.id).where(Pair.project_id == project.id).order_by(Pair.id)
+        select(Pair.id)
+        .where(
+            Pair.project_id == project.id,
+            Pair.round == number,
+            Pair.purpose.in_([p.value for p in REVIEWED]),
+        )
+        .order_by(Pair.id)
     ).all()
     if not pair_ids:
-        raise AssignmentError("the project has no pairs yet; block first")
+        raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
     names = list(budgets)
     made = []
     for name, ids in zip(names, share(pair_ids, len(names), coders), strict=True):
         if ids:
-            made.append(assign_pairs(project, users[name], budgets[name], ids, list(start_partial)))
+            made.append(
+                assign_pairs(
+                    project, users[name], budgets[name], ids, list(start_partial), round=number
+                )
+            )
     return made
 
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Response, abort
+from flask import Response, abort, request
 from flask_login import current_user
 
 from app.extensions import db
 from app.models import Project, ProjectState
-from app.projects.exports import ExportRefused, export_csv, export_filename, export_mimetype
+from app.projects.exports import (
+    ExportOptionError,
+    ExportOptions,
+    ExportRefused,
+    export_csv,
+    export_filename,
+    export_mimetype,
+    label_purpose,
+)
 from app.projects.views.blueprint import bp
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
@@ -45,18 +53,27 @@ def export_download(project: Project, kind: str) -> Response:
     """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind).
 
     An identifying export (``IDENTIFYING_EXPORTS``) is the owning manager's only: 403 for an
-    admin.
+    admin. ``?purpose=`` and ``?score=`` choose among a label export's pairs and scores; the
+    label exports say which purpose they hold (``X-Labels-Purpose``, ``all`` for every
+    reviewed pair) and, when it matters to the linker, why (``X-Labels-Note``).
     """
     if kind in IDENTIFYING_EXPORTS and current_user.role != "manager":
         abort(403, f"the {kind} export carries record values: only the project's manager takes it")
     try:
-        text = export_csv(project, kind)
+        options = ExportOptions.of(request.args)
+    except ExportOptionError as exc:
+        abort(400, str(exc))
+    try:
+        text = export_csv(project, kind, options)
     except ExportRefused as exc:
         abort(404, str(exc))
-    disposition = f'attachment; filename="{export_filename(project, kind)}"'
-    return Response(
-        text, mimetype=export_mimetype(kind), headers={"Content-Disposition": disposition}
-    )
+    headers = {"Content-Disposition": f'attachment; filename="{export_filename(project, kind)}"'}
+    if kind in ("labels", "splink", "splink_matches", "recordlinkage"):
+        purpose, note = label_purpose(project, kind, options)
+        headers["X-Labels-Purpose"] = purpose or "all"
+        if note:
+            headers["X-Labels-Note"] = note
+    return Response(text, mimetype=export_mimetype(kind), headers=headers)
 
 
 bp.add_app_template_global(may_change)

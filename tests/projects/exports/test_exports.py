@@ -90,6 +90,12 @@ def test_labels_are_splink_compatible_and_keep_undecided_pairs():
                 datetime(2025, 1, 2, tzinfo=UTC),
                 0.25,
                 Judgement(DIFF, MED),
+                "manager",
+                "=0",
+                "band",
+                2,
+                0.4,
+                -0.5849625007211563,
             ),
             LabelRow("A", "=1+1", "B", "3"),
         ],
@@ -98,8 +104,8 @@ def test_labels_are_splink_compatible_and_keep_undecided_pairs():
     assert rows_of(out.getvalue()) == [
         list(LABEL_COLUMNS),
         ["A", "1", "B", "2", "1", "same", "high", "ann", "2025-01-02T00:00:00+00:00", "0.25"]
-        + ["different", "medium"],
-        ["A", "'=1+1", "B", "3", "", "", "", "", "", "", "", ""],
+        + ["different", "medium", "manager", "'=0", "band", "2", "0.4", "-0.5849625007211563"],
+        ["A", "'=1+1", "B", "3", "", "", "", "", "", "", "", "", "", "", "", "", "", ""],
     ]
     assert LABEL_COLUMNS[:5] == (
         "source_dataset_l",

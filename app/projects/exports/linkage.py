@@ -1,0 +1,147 @@
+"""The final linkage: people's decisions and the model's, each pair with who decided it.
+
+:func:`final_pairs` streams every decided pair (``linkage`` export) from one query of
+:mod:`app.projects.progress.finals`; :func:`final_clusters` numbers the connected
+components of the final matches and says, per cluster, which kinds of decision link it
+(``model``, ``reviewers``, ``manager``, joined by ``+``). :func:`reviewed_pairs` reads the
+pairs people review, with their purpose, round, scores and rule, for the label exports.
+Source names are the linker's as imported (``Source.dataset``), else the labels A/B.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TextIO
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
+
+from app.extensions import db
+from app.models import REVIEWED, Pair, Project, Record, Source
+from app.projects.exports.formats import clusters, neutralize
+from app.projects.progress.finals import final_columns
+from app.projects.progress.outcomes import PairOutcome
+
+__all__ = [
+    "LINKAGE_COLUMNS",
+    "ReviewedPair",
+    "final_clusters",
+    "final_pairs",
+    "people",
+    "reviewed_pairs",
+    "write_linkage",
+]
+
+LINKAGE_COLUMNS = (
+    "source_dataset_l", "unique_id_l", "source_dataset_r", "unique_id_r", "decision",
+    "decided_by", "purpose", "round", "match_probability", "match_weight", "match_key",
+)  # fmt: skip
+_ORDER = ("model", "reviewers", "manager")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewedPair:
+    """A pair people review: its records ``(source, id, source, id)`` and what came with it."""
+
+    id: int
+    records: tuple[str, str, str, str]
+    purpose: str
+    round: int
+    probability: float | None
+    weight: float | None
+    rule: str | None
+
+
+def _named_pairs(*extra):
+    """``SELECT`` pair id, the two records' source names and ids, then ``extra`` columns."""
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    return (
+        select(
+            Pair.id,
+            func.coalesce(sa.dataset, sa.label), ra.external_id,
+            func.coalesce(sb.dataset, sb.label), rb.external_id,
+            *extra,
+        )
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+    )  # fmt: skip
+
+
+def reviewed_pairs(project: Project, purpose: str | None = None) -> Iterator[ReviewedPair]:
+    """The project's pairs to review (of ``purpose`` only, if given), in pair order."""
+    purposes = [purpose] if purpose else [p.value for p in REVIEWED]
+    query = (
+        _named_pairs(Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight, Pair.rule)
+        .where(Pair.project_id == project.id, Pair.purpose.in_(purposes))
+        .order_by(Pair.id)
+    )
+    for pair_id, sl, il, sr, ir, *rest in db.session.execute(query):
+        yield ReviewedPair(pair_id, (sl, il, sr, ir), *rest)
+
+
+def people(outcome: PairOutcome) -> str:
+    """Who decided a reviewed pair: ``manager``, ``reviewers`` or ``""`` (nobody yet)."""
+    if outcome.final is None:
+        return ""
+    return "manager" if outcome.resolution is not None else "reviewers"
+
+
+def final_pairs(project: Project) -> Iterator[tuple]:
+    """Every pair with a final decision, as :data:`LINKAGE_COLUMNS`, in pair order."""
+    finals = final_columns(project.id)
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    query = (
+        finals.query(
+            project.id,
+            func.coalesce(sa.dataset, sa.label), ra.external_id,
+            func.coalesce(sb.dataset, sb.label), rb.external_id,
+            finals.decision, finals.decided_by, Pair.purpose, Pair.round,
+            Pair.match_probability, Pair.match_weight, Pair.rule,
+        )
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+        .where(finals.decision.is_not(None))
+    )  # fmt: skip
+    yield from db.session.execute(query.execution_options(yield_per=10_000))
+
+
+def write_linkage(out: TextIO, rows: Iterable[tuple]) -> int:
+    """Write :data:`LINKAGE_COLUMNS` (cells neutralised as in every spreadsheet export)."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(LINKAGE_COLUMNS)
+    count = 0
+    for row in rows:
+        writer.writerow([neutralize(_cell(v)) for v in row])
+        count += 1
+    return count
+
+
+def _cell(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def final_clusters(project: Project, nodes) -> tuple[dict, dict[int, str]]:
+    """Cluster number per record key (``nodes``: key → (pseudonym, [record id])) from the
+    final matches, and per cluster the kinds of decision that link it."""
+    key_of = {record_id: key for key, (_, ids) in nodes.items() for record_id in ids}
+    finals = final_columns(project.id)
+    edges = db.session.execute(
+        finals.query(project.id, Pair.record_a_id, Pair.record_b_id, finals.decided_by).where(
+            finals.decision == "match"
+        )
+    ).all()
+    found = clusters(list(nodes), [(key_of[a], key_of[b]) for a, b, _ in edges])
+    kinds: dict[int, set[str]] = {}
+    for a, _, by in edges:
+        kinds.setdefault(found[key_of[a]], set()).add(by)
+    linked_by = {c: "+".join(k for k in _ORDER if k in by) for c, by in kinds.items()}
+    return found, linked_by

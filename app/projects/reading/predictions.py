@@ -1,0 +1,228 @@
+"""Read a linker's scored pairs (Splink's ``predict()`` output) from CSV or Parquet.
+
+Columns (``docs/triage.md``): ``unique_id_l``, ``unique_id_r``, ``match_probability`` and/or
+``match_weight``, optionally ``source_dataset_l``, ``source_dataset_r`` (absent in a Splink
+``dedupe_only`` output) and ``match_key``; any other column (Splink's ``gamma_*``, the
+compared values, ``tf_*``) is not read at all, so record values in the file never enter the
+application this way. A missing score is derived from the other one: Splink's
+``match_probability = 2^w / (1 + 2^w)``.
+
+Parquet is recognised by its magic bytes (``PAR1``), anything else is read as UTF-8 CSV with
+a header and a ``,`` ``;`` tab or ``|`` delimiter. Both are read by pyarrow, column-wise.
+Problems name the row (1-based, data rows) and column, never a value.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+__all__ = ["COLUMNS", "PredictionsError", "ScoredPairs", "read_predictions"]
+
+ID_COLUMNS = ("unique_id_l", "unique_id_r")
+SOURCE_COLUMNS = ("source_dataset_l", "source_dataset_r")
+SCORE_COLUMNS = ("match_probability", "match_weight")
+#: Every column read; the others are ignored.
+COLUMNS = (*SOURCE_COLUMNS, *ID_COLUMNS, *SCORE_COLUMNS, "match_key")
+MAX_PROBLEMS = 20
+_PARQUET_MAGIC = b"PAR1"
+_DELIMITERS = ",;\t|"
+
+Source = str | os.PathLike[str] | bytes
+
+
+class PredictionsError(ValueError):
+    """The scored pairs cannot be read; ``problems`` says where (row, column) and why."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems[:5]))
+
+
+@dataclass(frozen=True)
+class ScoredPairs:
+    """A linker's scored pairs, column by column, in file order.
+
+    ``source_l``/``source_r`` are ``None`` when the file has no source columns;
+    ``match_key`` is ``None`` when it has no rule column (an entry is ``None`` when empty).
+    """
+
+    id_l: list[str]
+    id_r: list[str]
+    match_probability: np.ndarray
+    match_weight: np.ndarray
+    source_l: list[str] | None = None
+    source_r: list[str] | None = None
+    match_key: list[str | None] | None = None
+    format: str = "csv"
+
+    def __len__(self) -> int:
+        return len(self.id_l)
+
+    @property
+    def sources(self) -> list[str]:
+        """The distinct source names, in order of first appearance (left, then right)."""
+        if self.source_l is None or self.source_r is None:
+            return []
+        return list(dict.fromkeys([*dict.fromkeys(self.source_l), *dict.fromkeys(self.source_r)]))
+
+
+def read_predictions(source: Source, *, max_rows: int | None = None, max_id: int = 100):
+    """Read ``source`` (a path or the file's bytes) as :class:`ScoredPairs`.
+
+    Raises :class:`PredictionsError` naming rows and columns (at most :data:`MAX_PROBLEMS`).
+    """
+    head = _head(source)
+    if head.startswith(_PARQUET_MAGIC):
+        table, fmt = _parquet(source), "parquet"
+    else:
+        table, fmt = _csv(source, head), "csv"
+    if max_rows is not None and table.num_rows > max_rows:
+        raise PredictionsError([f"{table.num_rows:,} pairs is more than the limit of {max_rows:,}"])
+    return _columns(table, fmt, max_id)
+
+
+def _head(source: Source) -> bytes:
+    if isinstance(source, bytes | bytearray | memoryview):
+        return bytes(source[:4096])
+    with open(source, "rb") as fh:
+        return fh.read(4096)
+
+
+def _buffer(source: Source):
+    if isinstance(source, bytes | bytearray | memoryview):
+        return pa.BufferReader(pa.py_buffer(source))
+    return os.fspath(source)
+
+
+def _parquet(source: Source) -> pa.Table:
+    try:
+        schema = pq.read_schema(_buffer(source))
+        present = [c for c in COLUMNS if c in schema.names]
+        _require(schema.names)
+        return pq.read_table(_buffer(source), columns=present)
+    except (pa.ArrowException, OSError):
+        raise PredictionsError(
+            ["the Parquet file cannot be read (damaged or not Parquet)"]
+        ) from None
+
+
+def _csv(source: Source, head: bytes) -> pa.Table:
+    text = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
+    delimiter = max(_DELIMITERS, key=text.count)
+    header = [h.strip().strip('"') for h in text.rstrip("\r").split(delimiter)]
+    _require(header)
+    present = [c for c in COLUMNS if c in header]
+    try:
+        return pacsv.read_csv(
+            _buffer(source) if not isinstance(source, bytes) else io.BytesIO(source),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=present,
+                column_types={c: pa.string() for c in present},
+                strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        # pyarrow's messages may quote the offending row: only its counts are repeated.
+        counts = re.search(r"Expected (\d+) columns?, got (\d+)", str(exc))
+        if counts:
+            raise PredictionsError(
+                [f"a row has {counts[2]} fields where the header has {counts[1]}"]
+            ) from None
+        raise PredictionsError(
+            ["the file cannot be read as CSV (UTF-8, a header row, one pair per row)"]
+        ) from None
+
+
+def _require(names) -> None:
+    problems = [f"column {c!r} is missing" for c in ID_COLUMNS if c not in names]
+    if not any(c in names for c in SCORE_COLUMNS):
+        problems.append("give 'match_probability' or 'match_weight' (or both)")
+    if sum(c in names for c in SOURCE_COLUMNS) == 1:
+        problems.append("give both 'source_dataset_l' and 'source_dataset_r', or neither")
+    if problems:
+        raise PredictionsError(problems)
+
+
+def _strings(table: pa.Table, name: str) -> pa.ChunkedArray:
+    column = table.column(name)
+    if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+        column = pc.cast(column, pa.string())
+    return column
+
+
+def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
+    problems: list[str] = []
+    names = table.column_names
+    text = {name: _strings(table, name) for name in (*ID_COLUMNS, *SOURCE_COLUMNS) if name in names}
+    for name, column in text.items():
+        empty = pc.or_(
+            pc.is_null(column), pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(column)), 0)
+        )
+        _flag(problems, empty, name, "empty")
+        if name in ID_COLUMNS:
+            _flag(
+                problems, pc.greater(pc.utf8_length(column), max_id), name, f"longer than {max_id}"
+            )
+    scores = {name: _numbers(table, name, problems) for name in SCORE_COLUMNS if name in names}
+    probability, weight = scores.get("match_probability"), scores.get("match_weight")
+    if probability is not None:
+        outside = ~np.isnan(probability) & ((probability < 0) | (probability > 1))
+        _flag(problems, outside, "match_probability", "outside 0..1")
+    if problems:
+        raise PredictionsError(problems)
+    if probability is None:
+        probability = 1.0 / (1.0 + np.exp2(-weight))
+    if weight is None:
+        with np.errstate(divide="ignore"):
+            weight = np.log2(probability) - np.log2(1.0 - probability)
+    key = None
+    if "match_key" in names:
+        key = [None if v in (None, "") else v for v in _strings(table, "match_key").to_pylist()]
+    ids = {name: [v.strip() for v in text[name].to_pylist()] for name in ID_COLUMNS}
+    sources = {name: text[name].to_pylist() for name in SOURCE_COLUMNS if name in text}
+    return ScoredPairs(
+        ids["unique_id_l"], ids["unique_id_r"], probability, weight,
+        sources.get("source_dataset_l"), sources.get("source_dataset_r"), key, fmt,
+    )  # fmt: skip
+
+
+def _numbers(table: pa.Table, name: str, problems: list[str]) -> np.ndarray:
+    """The column as float64; a missing or non-numeric cell or an infinity is a problem."""
+    column = table.column(name)
+    if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+        column = pc.utf8_trim_whitespace(_strings(table, name))
+    try:
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # some cell is not a number: find which, one by one
+        values = np.array([_float(cell) for cell in column.to_pylist()], dtype=float)
+    values = np.asarray(values, dtype=float)
+    _flag(problems, ~np.isfinite(values), name, "missing or not a finite number")
+    return values
+
+
+def _float(cell) -> float:
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _flag(problems: list[str], mask, column: str, message: str) -> None:
+    """Add a problem per row where ``mask`` holds (up to the limit), then how many in all."""
+    if isinstance(mask, pa.ChunkedArray | pa.Array):
+        mask = pc.fill_null(mask, False).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(np.asarray(mask, dtype=bool))
+    room = max(0, MAX_PROBLEMS - len(problems))
+    problems.extend(f"row {row + 1}, column {column!r}: {message}" for row in rows[:room])
+    if len(rows) > room:
+        problems.append(f"column {column!r}: {message} in {len(rows):,} rows in all")

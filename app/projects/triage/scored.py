@@ -1,0 +1,205 @@
+"""Turn a linker's pairs (source names and record ids, as in its files) into our record ids.
+
+A link project's two sources are ``A`` and ``B``; a linker names them its own way (Splink's
+``source_dataset``: the names its input tables were registered under). The names are
+matched to the sources once, kept on each source (``Source.dataset``) and written back by
+the exports, so labels join to the linker's tables. The match is, in this order: the names
+already kept from an earlier round; names given by the manager; the labels themselves
+(``A``/``B``); otherwise the one assignment under which the file's record ids are found.
+Splink writes a pair either way round (its left record is the one with the smaller source
+name), so each pair is turned to ``(A, B)``. Problems name rows, never ids or values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import Project, ProjectKind, Record, Source
+from app.projects.triage.store import existing_keys, pair_keys
+
+__all__ = ["Resolved", "ScoredPairsError", "keep_datasets", "resolve_pairs"]
+
+MAX_PROBLEMS = 20
+_SAMPLE = 2_000
+
+
+class ScoredPairsError(ValueError):
+    """The pairs do not fit the project; ``problems`` names rows and columns."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems[:5]))
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Record ids per pair (``a`` of source A), the kept rows and those already present."""
+
+    a: np.ndarray
+    b: np.ndarray
+    rows: np.ndarray  # indices into the input of the pairs kept
+    present: int  # pairs skipped: the project has them already
+    datasets: dict[str, str]  # source label -> the linker's name for it
+
+
+def _ids(source: Source) -> tuple[pa.Array, np.ndarray]:
+    """The source's record ids as uploaded (an Arrow string array) and ours, aligned."""
+    rows = db.session.execute(
+        select(Record.external_id, Record.id).where(Record.source_id == source.id)
+    ).all()
+    return pa.array([r[0] for r in rows], pa.string()), np.array([r[1] for r in rows], np.int64)
+
+
+def _lookup(values: Sequence[str], table: tuple[pa.Array, np.ndarray]) -> np.ndarray:
+    """Our record id of each external id in ``values`` (-1 when the source has none)."""
+    external, ours = table
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    found = pc.index_in(pa.array(values, pa.string()), value_set=external)
+    where = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.where(where >= 0, ours[np.maximum(where, 0)] if len(ours) else -1, -1)
+
+
+def _names(project: Project, id_l, id_r, source_l, source_r, given, ids) -> dict[str, str]:
+    """The linker's name of each source label (``{}`` when the file names none)."""
+    if source_l is None:
+        return {}
+    names = list(dict.fromkeys([*dict.fromkeys(source_l), *dict.fromkeys(source_r)]))
+    labels = [s.label for s in project.sources]
+    if len(names) > len(labels):
+        raise ScoredPairsError(
+            [f"the file names {len(names)} sources; this project has {len(labels)}"]
+        )
+    chosen = {s.label: s.dataset for s in project.sources if s.dataset} or dict(given or {})
+    if not chosen and set(names) <= set(labels):
+        chosen = {name: name for name in names}
+    if not chosen:
+        chosen = _by_ids(labels, names, id_l, id_r, source_l, source_r, ids)
+    unknown = [n for n in names if n not in chosen.values()]
+    if unknown or any(label not in labels for label in chosen):
+        raise ScoredPairsError(
+            [
+                "the file's source names do not match this project's sources "
+                f"({', '.join(f'{k}={v!r}' for k, v in chosen.items())})"
+            ]
+        )
+    return chosen
+
+
+def _by_ids(labels, names, id_l, id_r, source_l, source_r, ids) -> dict[str, str]:
+    """Name each source by where the file's ids are found; refuse when that is ambiguous."""
+    if len(labels) == 1:
+        return {labels[0]: names[0]}
+    sample: dict[str, set[str]] = {name: set() for name in names}
+    for side_names, side_ids in ((source_l, id_l), (source_r, id_r)):
+        for name, rid in zip(side_names[:_SAMPLE], side_ids[:_SAMPLE], strict=False):
+            sample[name].add(rid)
+    first, second = labels
+    if len(names) == 1:
+        options = [{first: names[0]}, {second: names[0]}]
+    else:
+        options = [{first: names[0], second: names[1]}, {first: names[1], second: names[0]}]
+    scores = [
+        sum(int((_lookup(sorted(sample[n]), ids[label]) >= 0).sum()) for label, n in o.items())
+        for o in options
+    ]
+    if scores[0] == scores[1]:
+        raise ScoredPairsError(
+            [
+                "cannot tell which of the file's sources is A and which is B from their "
+                "record ids: name them (sources A=<name>, B=<name>)"
+            ]
+        )
+    return options[int(scores[1] > scores[0])]
+
+
+def resolve_pairs(
+    project: Project,
+    id_l: Sequence[str],
+    id_r: Sequence[str],
+    source_l: Sequence[str] | None = None,
+    source_r: Sequence[str] | None = None,
+    *,
+    sources: Mapping[str, str] | None = None,
+    item: str = "row",
+    columns: tuple[str, str] = ("unique_id_l", "unique_id_r"),
+    repeats: str = "error",
+) -> Resolved:
+    """Our record ids for each pair (``a`` in source A); raise :class:`ScoredPairsError`.
+
+    ``sources`` names the linker's source of each label (``{"A": "dfa", "B": "dfb"}``) when
+    the file's ids cannot tell. Pairs the project holds already are skipped and counted;
+    a record paired with itself or an unknown id is a problem, and so is a pair given twice
+    unless ``repeats="drop"`` (then the first is kept). Problems say ``item`` and its number
+    (``row 3``, ``pair 3``) and the id's ``columns``, never a value.
+    """
+    by_label = {s.label: s for s in project.sources}
+    ids = {label: _ids(source) for label, source in by_label.items()}
+    dedupe = project.kind == ProjectKind.DEDUPE
+    names = _names(project, id_l, id_r, source_l, source_r, sources, ids)
+    n, labels = len(id_l), sorted(by_label)
+    if source_l is None:
+        left = np.zeros(n, dtype=np.int64)
+        right = np.zeros(n, dtype=np.int64) if dedupe else np.ones(n, dtype=np.int64)
+    else:
+        order = [names.get(label, "") for label in labels]
+        left = _position(source_l, order)
+        right = _position(source_r, order)
+    problems: list[str] = []
+    flag = _flagger(problems, item)
+    if not dedupe:
+        flag(left == right, "both records are from the same source")
+    x, y = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    for k, label in enumerate(labels):
+        on_left, on_right = np.flatnonzero(left == k), np.flatnonzero(right == k)
+        x[on_left] = _lookup([id_l[i] for i in on_left], ids[label])
+        y[on_right] = _lookup([id_r[i] for i in on_right], ids[label])
+    flag(x < 0, "unknown record id", columns[0])
+    flag((y < 0) & (x >= 0), "unknown record id", columns[1])
+    flag((x == y) & (x >= 0), "a record cannot be paired with itself")
+    if problems:
+        raise ScoredPairsError(problems)
+    swap = left > right  # Splink's left record may be B's: every pair is stored (A, B)
+    a, b = np.where(swap, y, x), np.where(swap, x, y)
+    keys = pair_keys(a, b, dedupe)
+    first = np.zeros(n, dtype=bool)
+    first[np.unique(keys, return_index=True)[1]] = True
+    if repeats != "drop" and not first.all():
+        flag(~first, f"the same pair as an earlier {item}")
+        raise ScoredPairsError(problems)
+    present = np.isin(keys, existing_keys(project.id, dedupe))
+    rows = np.flatnonzero(first & ~present)
+    return Resolved(a[rows], b[rows], rows, int((first & present).sum()), names)
+
+
+def _position(values: Sequence[str], order: list[str]) -> np.ndarray:
+    found = pc.index_in(pa.array(values, pa.string()), value_set=pa.array(order, pa.string()))
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _flagger(problems: list[str], item: str):
+    """A function adding a problem per row where a mask holds (up to the limit), then a count."""
+
+    def flag(mask: np.ndarray, message: str, column: str | None = None) -> None:
+        rows = np.flatnonzero(mask)
+        room = max(0, MAX_PROBLEMS - len(problems))
+        where = f", {'column' if item == 'row' else 'field'} {column!r}" if column else ""
+        problems.extend(f"{item} {r + 1}{where}: {message}" for r in rows[:room].tolist())
+        if len(rows) > room:
+            problems.append(f"{message}{where}: {len(rows):,} {item}s in all")
+
+    return flag
+
+
+def keep_datasets(project: Project, names: Mapping[str, str]) -> None:
+    """Remember the linker's name of each source (the first round's names stay)."""
+    for source in project.sources:
+        if source.dataset is None and source.label in names:
+            source.dataset = names[source.label][:100]
