@@ -103,9 +103,25 @@ def page_json(ctx: services.Context, page: int) -> dict:
         },
         "attributes": [{"name": a.name, "type": a.kind.value} for a in ctx.attributes],
         "pairs": [
-            pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies)
-            for i, s in enumerate(states)
+            {
+                **pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies),
+                **(scores_json(pair) if project.show_scores else {}),
+            }
+            for i, (s, pair) in enumerate(zip(states, pairs, strict=True))
         ],
+    }
+
+
+def scores_json(pair) -> dict:
+    """The linker's scores and rule of a pair, for a project that shows them to workers
+    (``Project.show_scores``, off by default). Purpose and round are never shown: knowing a
+    pair was drawn for calibration, or decided by the model, would bias the answer."""
+    return {
+        "scores": {
+            "match_probability": pair.match_probability,
+            "match_weight": pair.match_weight,
+            "match_key": pair.rule if pair.match_probability is not None else None,
+        }
     }
 
 

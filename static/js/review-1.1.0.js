@@ -238,9 +238,18 @@
         unsure, clear));
   }
 
+  // The linker's score, only when the manager chose to show it (the server sends none otherwise).
+  function modelScore(pair) {
+    const s = pair.scores;
+    if (!s || s.match_probability === null || s.match_probability === undefined) return null;
+    const key = s.match_key === null ? "" : `, rule ${s.match_key}`;
+    return el("span", { class: "model-score", title: "the linker's match probability (and its rule)" },
+      `p = ${Number(s.match_probability).toFixed(3)}${key}`);
+  }
+
   function pairBody(pair) {
     const rowFor = (row) => el("tr", { class: `rec rec-${"ab"[row]}` },
-      row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" })) : null,
+      row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" }), modelScore(pair)) : null,
       el("th", { scope: "row", class: "rowhead" }, "AB"[row]),
       data.attributes.map((attr) => valueCell(pair, row, attr)),
       row === 0 ? choicePanel(pair) : null);

@@ -93,3 +93,114 @@ def test_responses_disclose_exactly_the_levels(app, records, clicks):
                 assert shown(cell) == want
                 if cell["level"] == "masked":
                     assert want == [] and cell["disclosed"] == 0
+
+
+# --- Blind review: a linker's scores, rule, the pair's purpose and round stay with the manager.
+
+# Scores no other number of an answer can equal by chance (a prime denominator).
+SCORED = st.fixed_dictionaries(
+    {
+        "match_probability": st.integers(1, 1_000_002).map(lambda n: n / 1_000_003),
+        "match_weight": st.integers(-400_000, 400_000).map(lambda n: n / 10_007 + 1e-7),
+        "match_key": st.integers(0, 10**6).map(lambda n: f"rule-{n:07d}"),
+    }
+)
+HIDDEN_KEYS = {"match_probability", "match_weight", "match_key", "purpose", "round", "scores",
+               "model_decision", "decided_by", "rule"}  # fmt: skip
+
+
+def _walk(value):
+    """Every key and scalar of a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)
+    else:
+        yield value
+
+
+def _scored_project(suffix, records, scores, triage, show_scores):
+    manager = make_user("m" + suffix, "manager")
+    worker = make_user("w" + suffix, "worker")
+    pairs = [
+        {"a": str(i), "b": str(i + 1), **scores[i % len(scores)]}
+        for i in range(0, len(records) - 1, 2)
+    ]
+    spec = {
+        "name": "blind",
+        "kind": "dedupe",
+        "attributes": [{"name": n, "type": t} for n, t in KINDS.items()],
+        "records": [{"id": str(i), **r} for i, r in enumerate(records)],
+        "pairs": pairs,
+        "triage": triage,
+        "show_scores": show_scores,
+    }
+    project = create_project(spec, manager)
+    db.session.commit()
+    assignment = assign_pairs(project, worker, 1.0)
+    db.session.commit()
+    return project.id, assignment.id, make_token(worker), pairs
+
+
+def _worker_answers(client, headers, project_id, assignment_id):
+    """What a worker can read: every worker endpoint and page, after revealing and answering."""
+    url = f"/api/v1/assignments/{assignment_id}"
+    page = client.get(url, headers=headers)
+    yield page
+    pair = page.get_json()["pairs"][0]
+    yield client.post(f"{url}/reveal", headers=headers,
+                      json={"pair_id": pair["id"], "row": 0, "attribute": "name"})  # fmt: skip
+    answer = {"pair_id": pair["id"], "decision": "same", "confidence": "low"}
+    yield client.post(f"{url}/decisions", headers=headers, json=answer)
+    yield client.get(f"{url}/decisions", headers=headers)
+    yield client.post(f"{url}/decisions/clear", headers=headers, json={"pair_id": pair["id"]})
+    yield client.post(f"{url}/pages/1/submit", headers=headers, json={})
+    yield client.get("/api/v1/me", headers=headers)
+    for manager_only in ("pairs", "rounds", "progress", "export/splink"):
+        refused = client.get(f"/api/v1/projects/{project_id}/{manager_only}", headers=headers)
+        assert refused.status_code == 403
+        yield refused
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    records=st.lists(RECORD, min_size=4, max_size=6),
+    scores=st.lists(SCORED, min_size=1, max_size=3),
+    lower=st.floats(0, 0.5),
+    calibration=st.integers(1, 3),  # at least one pair to review
+    show_scores=st.booleans(),
+)
+def test_no_score_rule_purpose_or_round_reaches_a_worker(
+    app, records, scores, lower, calibration, show_scores
+):
+    """Off by default and whatever the triage: no worker endpoint or page carries a pair's
+    scores, rule, purpose or round; with ``show_scores`` the grid shows scores and rule only."""
+    with app.app_context():
+        suffix = str(db.session.execute(db.text("select count(*) from users")).scalar())
+        triage = {"lower": lower, "upper": 1.0, "calibration": calibration, "seed": 7}
+        project_id, assignment_id, token, pairs = _scored_project(
+            suffix, records, scores, triage, show_scores
+        )
+    client, headers = app.test_client(), {"Authorization": f"Bearer {token}"}
+    secrets = {p["match_key"] for p in pairs} | {"band", "calibration", "model", "non_match"}
+    numbers = {p["match_probability"] for p in pairs} | {p["match_weight"] for p in pairs}
+    for response in _worker_answers(client, headers, project_id, assignment_id):
+        body = response.get_json()
+        found = set(_walk(body))
+        shown = show_scores and "pairs" in body
+        assert not (found & (HIDDEN_KEYS - ({"scores", "match_probability", "match_weight",
+                                             "match_key"} if shown else set()))), body  # fmt: skip
+        if not shown:
+            assert not (found & secrets) and not (found & numbers), body
+    if show_scores:
+        grid = client.get(f"/api/v1/assignments/{assignment_id}", headers=headers).get_json()
+        assert all(set(p["scores"]) == {"match_probability", "match_weight", "match_key"}
+                   for p in grid["pairs"])  # fmt: skip
+    client.post("/login", data={"username": "w" + suffix, "password": "correct horse battery"})
+    for path in ("/review/", f"/review/assignments/{assignment_id}"):
+        html = client.get(path).get_data(as_text=True)
+        assert not any(secret in html for secret in secrets - {"model"}), path
+        assert "match_probability" not in html and "calibration" not in html
