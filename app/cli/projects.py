@@ -32,7 +32,10 @@ from app.projects.importing.uploads import UploadError
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading import CsvImportError
 
-projects = AppGroup("projects", help="Import projects from files.")
+projects = AppGroup(
+    "projects",
+    help="Import projects from files; a project's rounds of scored pairs and reblocking.",
+)
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
