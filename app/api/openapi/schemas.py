@@ -150,10 +150,17 @@ TRIAGE = {
 
 
 def pairs(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Pairs as ``[a, b]`` or ``{"a", "b", "match_probability", "match_weight", "match_key"}``."""
+    """Pairs as ``[a, b]`` or ``{"a", "b", "match_probability", "match_weight", "match_key"}``.
+
+    One schema for both shapes (array keywords bind arrays, object keywords objects), so a
+    bad item's error names its own field instead of an ``anyOf`` of the two shapes.
+    """
     record_ref = {"anyOf": [{"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"]}, INT64]}
-    scored = {
-        "type": "object",
+    item = {
+        "type": ["array", "object"],
+        "minItems": 2,
+        "maxItems": 2,
+        "items": record_ref,
         "required": ["a", "b"],
         "properties": {
             "a": record_ref,
@@ -163,16 +170,7 @@ def pairs(config: Mapping[str, Any]) -> dict[str, Any]:
             "match_key": {"anyOf": [{"type": "string", "maxLength": 200}, INT64]},
         },
     }
-    return {
-        "type": "array",
-        "maxItems": config["MAX_JSON_PAIRS"],
-        "items": {
-            "anyOf": [
-                {"type": "array", "minItems": 2, "maxItems": 2, "items": record_ref},
-                scored,
-            ]
-        },
-    }
+    return {"type": "array", "maxItems": config["MAX_JSON_PAIRS"], "items": item}
 
 
 def round_spec(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from flask import current_app
 
 from app.models import ProjectKind
 
-__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage", "sweep"]
+__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage", "stage_one", "sweep"]
 
 #: The files each kind of project takes: (label, required, description).
 _FREQ = ("freq", False, "Name frequencies")
@@ -99,6 +99,25 @@ def stage(name: str, kind: str, files: Mapping[str, object], owner_id: int) -> S
     return staged
 
 
+def stage_one(kind: str, label: str, upload, owner_id: int, **meta) -> Staged:
+    """Save one uploaded file (``kind`` not a project kind, e.g. a linker's ``scores``) for
+    ``owner_id`` between the steps of a page; :func:`load` it back with ``kind=``."""
+    if kind in FILES:
+        raise ValueError("stage_one is for files outside the new-project flow")
+    if upload is None or not getattr(upload, "filename", ""):
+        raise UploadError("choose the file to upload")
+    sweep()
+    token = secrets.token_urlsafe(18)
+    directory = _root() / token
+    directory.mkdir(parents=True)
+    staged = Staged(token, directory, {"kind": kind, "owner": owner_id, **meta})
+    upload.save(staged.path(label))
+    upload.close()
+    staged.meta["filenames"] = {label: Path(upload.filename).name[:255]}
+    staged.save()
+    return staged
+
+
 def sweep(max_age: float | None = None) -> int:
     """Delete staged uploads older than ``max_age`` seconds (default: a day); return how many.
 
@@ -119,13 +138,20 @@ def sweep(max_age: float | None = None) -> int:
     return removed
 
 
-def load(token: str, owner_id: int) -> Staged:
-    """Return the staged upload ``token`` of ``owner_id``, or raise :class:`UploadError`."""
+def load(token: str, owner_id: int, kind: str | None = None) -> Staged:
+    """Return the staged upload ``token`` of ``owner_id``, or raise :class:`UploadError`.
+
+    Only a new project's upload (a kind of :data:`FILES`) unless ``kind`` names another
+    (:func:`stage_one`): one step's file is never read as another's.
+    """
     directory = _root() / token if _TOKEN.match(token or "") else None
     meta_file = directory / "meta.json" if directory else None
-    if meta_file is None or not meta_file.is_file():
+    meta = {}
+    if meta_file is not None and meta_file.is_file():
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    wanted = meta.get("kind") == kind if kind is not None else meta.get("kind") in FILES
+    if not wanted:
         raise UploadError("this upload has expired or does not exist; upload the files again")
-    meta = json.loads(meta_file.read_text(encoding="utf-8"))
     if meta.get("owner") != owner_id:
         raise UploadError("this upload belongs to another user")
     return Staged(token, directory, meta)

@@ -87,7 +87,7 @@ def histogram_chart(scored: ScoredPairs, rows, settings: TriageSettings) -> dict
         values, lo, hi, title = scored.match_weight[rows], None, None, "Match weight"
     edges, sides = side_histogram(values, settings.lower, settings.upper, HISTOGRAM_BINS, lo, hi)
     labels = [f"{edges[i]:.3g}–{edges[i + 1]:.3g}" for i in range(len(edges) - 1)]
-    names = {"below": "Non-match (model)", "inside": "Review", "above": "Match (model)"}
+    names = {"below": "Non-match (model)", "inside": "Band (review)", "above": "Match (model)"}
     return charts.bar(
         f"{title} of the scored pairs",
         labels,

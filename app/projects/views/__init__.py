@@ -6,6 +6,7 @@ from app.projects.views import (  # noqa: F401 (registers the routes)
     overview,
     recommendation,
     scoring,
+    triage,
     utility,
     work,
 )

@@ -148,6 +148,7 @@ def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -
         problems.append("coding is single or double")
     partial = [a for a in form.getlist("start_partial") if a in attributes]
     page_size = _number(form, "page_size", int, "The page size", problems, None)
+    number = _number(form, "round", int, "The round", problems, None)
     if problems:
         raise FormError(problems)
     return {
@@ -155,6 +156,7 @@ def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -
         "coders": 2 if coding == "double" else 1,
         "start_partial": partial,
         "page_size": page_size,
+        "round": number,
     }
 
 

@@ -12,6 +12,7 @@ from app.models import Assignment, Pair, User
 from app.projects.exports import KINDS
 from app.projects.lifecycle import delete_project
 from app.projects.progress.listing import project_summaries, visible_projects
+from app.projects.triage.summary import round_summaries
 from app.projects.views.access import (
     MANAGERS,
     changeable_project,
@@ -39,7 +40,7 @@ def project(project_id: int):
     ).all()
     return render_template(
         "projects/project.html", project=project, pairs=pairs, assignments=assignments,
-        kinds=KINDS,
+        kinds=KINDS, rounds=round_summaries(project),
     )  # fmt: skip
 
 

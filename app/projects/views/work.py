@@ -17,6 +17,8 @@ from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
 from app.projects.staffing.recommendation import distribution_chart, form_recommendation
+from app.projects.triage import add_blocking_round, reblock_round
+from app.projects.triage.summary import round_summaries
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import (
@@ -33,7 +35,13 @@ def _blocking_page(project, preview=None, problems=(), status=200):
     return render_template(
         "projects/blocking.html", project=project, preview=preview, problems=list(problems),
         transforms=TRANSFORMS, rule_slots=RULE_SLOTS, key_slots=KEY_SLOTS, form=request.form,
+        rounds=round_summaries(project), assigned=_assigned(project),
     ), status  # fmt: skip
+
+
+def _assigned(project) -> bool:
+    query = select(Assignment.id).where(Assignment.project_id == project.id).limit(1)
+    return db.session.scalar(query) is not None
 
 
 @bp.route("/<int:project_id>/blocking", methods=["GET", "POST"])
@@ -42,16 +50,25 @@ def blocking(project_id: int):
     if request.method == "GET":
         return _blocking_page(owned_project(project_id))
     project = changeable_project(project_id)
+    action = request.form.get("action")
     try:
         rules = parse_rules(request.form)
-        if request.form.get("action") != "create":
+        if action == "round":  # the new pairs of these rules, as the next round
+            made = add_blocking_round(project, rules, current_user)
+        elif action == "reblock":  # MINDFIRL's iterative blocking over the current clusters
+            made = reblock_round(project, rules, current_user)
+        elif action == "create":
+            made = create_pairs(project, rules)
+        else:
             return _blocking_page(project, preview_blocking(project, rules))
-        made = create_pairs(project, rules)
     except (FormError, BlockingRefused) as exc:
         db.session.rollback()
         return _blocking_page(project, problems=getattr(exc, "problems", [str(exc)]), status=400)
     db.session.commit()
-    flash(f"{made:,} pairs created.", "info")
+    if action == "create":
+        flash(f"{made:,} pairs created.", "info")
+    else:
+        flash(f"Round {made.number}: {made.counts['pairs']:,} new pairs to review.", "info")
     return redirect(url_for("projects.project", project_id=project.id))
 
 
@@ -68,7 +85,7 @@ def assignments(project_id: int):
     page = "projects/assignments.html"
     advice, n_pairs = form_recommendation(project)
     shown = {"project": project, "workers": workers, "form": request.form, "advice": advice,
-             "n_pairs": n_pairs}  # fmt: skip
+             "n_pairs": n_pairs, "rounds": round_summaries(project)}  # fmt: skip
     if advice is not None:
         shown["advice_chart"] = distribution_chart(advice)
     if request.method == "GET":
@@ -79,7 +96,7 @@ def assignments(project_id: int):
         )
         made = assign_workers(
             project, plan["workers"], coders=plan["coders"],
-            start_partial=plan["start_partial"], page_size=plan["page_size"],
+            start_partial=plan["start_partial"], page_size=plan["page_size"], round=plan["round"],
         )  # fmt: skip
     except (FormError, AssignmentError) as exc:
         db.session.rollback()

@@ -1,0 +1,129 @@
+"""The manager's triage step: a linker's scored pairs in, counts and a histogram, then commit.
+
+Upload (CSV or Parquet) → preview (how many pairs fall above, inside and below the band, how
+many are drawn for calibration, and the score's histogram) → change the thresholds and
+preview again without uploading again → "Import round N". The file waits between the steps
+as a staged upload of its own (``importing.uploads.stage_one``); nothing is written before
+the commit. Rounds added here after assignments leave every assignment as it was.
+"""
+
+from __future__ import annotations
+
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from app import charts
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.projects.importing.uploads import UploadError, discard, load, stage_one
+from app.projects.reading.predictions import PredictionsError, read_predictions
+from app.projects.triage import (
+    ScoredPairsError,
+    TriageError,
+    TriageSettings,
+    add_scored_round,
+    preview_scores,
+)
+from app.projects.triage.store import next_round
+from app.projects.views.access import changeable_project
+from app.projects.views.blueprint import bp
+
+KIND, LABEL = "scores", "scores"
+REFUSED = (PredictionsError, ScoredPairsError, TriageError, UploadError)
+DEFAULTS = {"lower": "0.05", "upper": "0.95", "calibration": "50", "seed": "1",
+            "score": "probability", "order": "uncertainty", "bins": "10"}  # fmt: skip
+FIELDS = (*DEFAULTS, "source_a", "source_b")
+
+
+def _form() -> dict:
+    return {k: request.values.get(k, DEFAULTS.get(k, "")).strip() for k in FIELDS}
+
+
+def _page(project, form, preview=None, token=None, problems=(), status=200):
+    return render_template(
+        "projects/triage.html", project=project, form=form, preview=preview, token=token,
+        problems=list(problems), next_round=next_round(project),
+    ), status  # fmt: skip
+
+
+def _staged(project):
+    """The staged file: a new upload, or the one the ``token`` names."""
+    upload = request.files.get("scores")
+    if upload is not None and upload.filename:
+        return stage_one(KIND, LABEL, upload, current_user.id, project_id=project.id)
+    staged = load(request.values.get("token", ""), current_user.id, kind=KIND)
+    if staged.meta.get("project_id") != project.id:
+        raise UploadError("this upload belongs to another project; upload the file again")
+    return staged
+
+
+def _preview(project, staged, form):
+    scored = read_predictions(
+        staged.path(LABEL),
+        max_rows=current_app.config.get("MAX_SCORED_PAIRS"),
+        max_id=current_app.config["MAX_RECORD_ID_CHARS"],
+    )
+    settings = TriageSettings.parse(form)
+    sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
+    return scored, settings, sources or None
+
+
+@bp.route("/<int:project_id>/triage", methods=["GET", "POST"])
+@roles_required("manager")
+def triage(project_id: int):
+    project = changeable_project(project_id)
+    form = _form()
+    if request.method == "GET":
+        return _page(project, form)
+    staged = None
+    try:
+        staged = _staged(project)
+        scored, settings, sources = _preview(project, staged, form)
+        if request.form.get("action") == "commit":
+            name = staged.meta["filenames"].get(LABEL)
+            made = add_scored_round(
+                project, scored, settings, current_user, sources=sources, filename=name
+            )
+            db.session.commit()
+            discard(staged)
+            counts = made.counts
+            flash(
+                f"Round {made.number}: {counts['review']:,} pairs to review "
+                f"({counts['calibration']:,} for calibration), {counts['model_match']:,} "
+                f"matches and {counts['model_non_match']:,} non-matches decided by the model.",
+                "info",
+            )
+            return redirect(url_for("projects.project", project_id=project.id))
+        preview = preview_scores(project, scored, settings, sources=sources)
+    except REFUSED as exc:
+        db.session.rollback()
+        problems = getattr(exc, "problems", [str(exc)])
+        return _page(project, form, token=staged and staged.token, problems=problems, status=400)
+    return _page(project, form, preview, staged.token)
+
+
+@bp.route("/<int:project_id>/triage/histogram.csv")
+@roles_required("manager")
+def triage_histogram(project_id: int):
+    """The previewed histogram's data (the staged file and the query's settings)."""
+    project = changeable_project(project_id)
+    form = _form()
+    try:
+        staged = load(request.args.get("token", ""), current_user.id, kind=KIND)
+        scored, settings, sources = _preview(project, staged, form)
+        preview = preview_scores(project, scored, settings, sources=sources)
+    except REFUSED as exc:
+        abort(404, str(exc))
+    return charts.spec_csv_response(preview.chart, f"triage_{project.id}_histogram.csv")
+
+
+@bp.post("/<int:project_id>/show-scores")
+@roles_required("manager")
+def show_scores(project_id: int):
+    """Whether workers see the linker's scores and rule (off by default: blind review)."""
+    project = changeable_project(project_id)
+    project.show_scores = request.form.get("show_scores") == "on"
+    db.session.commit()
+    shown = "now see" if project.show_scores else "no longer see"
+    flash(f"Workers {shown} the linker's scores and rule.", "info")
+    return redirect(url_for("projects.project", project_id=project.id))
