@@ -21,7 +21,7 @@ from app.projects.triage import (
     preview_scores,
     reblock_round,
 )
-from tests.factories import make_token, make_user
+from tests.factories import PASSWORD, make_token, make_user
 
 NAMES = ["Ann Lee", "Bob Ray", "Cy Dunn", "Di Fox", "Ed Gale", "Flo Hart"]
 
@@ -247,6 +247,9 @@ def test_a_round_added_after_assignments_leaves_their_kapr_budget_and_meters(app
     assert after == before and ids == pair_ids
     fresh, _ = _meters(client, headers, second_id)
     assert fresh["kapr"] == 0 and fresh["budget"] == 0.5
+    client.post("/login", data={"username": "wes", "password": PASSWORD})
+    home = client.get("/review/").get_data(as_text=True)
+    assert "(assignment 2)" in home and "round" not in home.lower()
 
 
 def test_the_models_pairs_are_never_assigned(app, manager):
