@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from flask import abort, current_app, jsonify, request
+from flask import abort, jsonify, request
 from flask_login import current_user
 from sqlalchemy import select
 
-from app.api import bp, schemas
-from app.api.openapi import documented
+from app.api.blueprint import bp
+from app.api.openapi import documented, schemas
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Round
 from app.projects.blocking import BlockingRefused
 from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
-from app.projects.reading.predictions import PredictionsError, read_predictions
+from app.projects.reading.predictions import PredictionsError
 from app.projects.triage import (
     ItemsError,
     ScoredPairsError,
@@ -24,6 +24,7 @@ from app.projects.triage import (
     add_scored_round,
     pairs_from_items,
     preview_scores,
+    read_scores,
     reblock_round,
 )
 from app.projects.views.access import MANAGERS, owned_project
@@ -111,11 +112,7 @@ def predictions_view(project_id: int):
     preview = request.args.get("preview", "false").lower() in ("1", "true", "yes")
     raw = {k: v for k, v in request.args.items() if k not in ("preview", "source_a", "source_b")}
     try:
-        scored = read_predictions(
-            data,
-            max_rows=current_app.config.get("MAX_SCORED_PAIRS"),
-            max_id=current_app.config["MAX_RECORD_ID_CHARS"],
-        )
+        scored = read_scores(data)
         settings = TriageSettings.parse(raw) if raw else None
         if preview:
             if settings is None:

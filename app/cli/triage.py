@@ -14,20 +14,20 @@ import json
 from pathlib import Path
 
 import click
-from flask import current_app
 from sqlalchemy import select
 
 from app.cli.projects import projects
 from app.extensions import db
 from app.models import Project, Round
 from app.projects.blocking import BlockingRefused
-from app.projects.reading.predictions import PredictionsError, read_predictions
+from app.projects.reading.predictions import PredictionsError
 from app.projects.triage import (
     ScoredPairsError,
     TriageError,
     TriageSettings,
     add_scored_round,
     preview_scores,
+    read_scores,
     reblock_round,
 )
 
@@ -85,11 +85,7 @@ def triage_command(project_id, predictions, lower, upper, calibration, seed, sco
     raw = {"lower": lower, "upper": upper, "calibration": calibration, "seed": seed,
            "score": score, "order": order, "bins": bins}  # fmt: skip
     try:
-        scored = read_predictions(
-            predictions,
-            max_rows=current_app.config.get("MAX_SCORED_PAIRS"),
-            max_id=current_app.config["MAX_RECORD_ID_CHARS"],
-        )
+        scored = read_scores(predictions)
         settings = TriageSettings.parse(raw) if given else None
         if preview:
             if settings is None:

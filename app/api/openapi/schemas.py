@@ -233,13 +233,7 @@ PAIR_QUERY = {
     "after": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
 }
 PREDICTIONS_QUERY = {
-    "lower": NUMBER,
-    "upper": NUMBER,
-    "calibration": {"type": "integer", "minimum": 0, "maximum": 100_000},
-    "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
-    "score": {"enum": ["probability", "weight"]},
-    "order": {"enum": ["uncertainty", "file"]},
-    "bins": {"type": "integer", "minimum": 1, "maximum": 100},
+    **TRIAGE["properties"],
     "preview": {"type": "boolean"},
     "source_a": {"type": "string", "maxLength": 100},
     "source_b": {"type": "string", "maxLength": 100},

@@ -16,13 +16,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import aliased
+from sqlalchemy import select
 
 from app.extensions import db
-from app.models import REVIEWED, Pair, Project, Record, Source
+from app.models import REVIEWED, Pair, Project
 from app.projects.exports.formats import clusters, neutralize
-from app.projects.progress.finals import final_columns
+from app.projects.progress.finals import final_columns, with_records
 from app.projects.progress.outcomes import PairOutcome
 
 __all__ = [
@@ -55,32 +54,16 @@ class ReviewedPair:
     rule: str | None
 
 
-def _named_pairs(*extra):
-    """``SELECT`` pair id, the two records' source names and ids, then ``extra`` columns."""
-    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
-    return (
-        select(
-            Pair.id,
-            func.coalesce(sa.dataset, sa.label), ra.external_id,
-            func.coalesce(sb.dataset, sb.label), rb.external_id,
-            *extra,
-        )
-        .join(ra, ra.id == Pair.record_a_id)
-        .join(rb, rb.id == Pair.record_b_id)
-        .join(sa, sa.id == ra.source_id)
-        .join(sb, sb.id == rb.source_id)
-    )  # fmt: skip
-
-
 def reviewed_pairs(project: Project, purpose: str | None = None) -> Iterator[ReviewedPair]:
     """The project's pairs to review (of ``purpose`` only, if given), in pair order."""
     purposes = [purpose] if purpose else [p.value for p in REVIEWED]
-    query = (
-        _named_pairs(Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight, Pair.rule)
+    query = with_records(
+        select(Pair.id, Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight,
+               Pair.rule)
         .where(Pair.project_id == project.id, Pair.purpose.in_(purposes))
         .order_by(Pair.id)
-    )
-    for pair_id, sl, il, sr, ir, *rest in db.session.execute(query):
+    )  # fmt: skip
+    for pair_id, *rest, sl, il, sr, ir in db.session.execute(query):
         yield ReviewedPair(pair_id, (sl, il, sr, ir), *rest)
 
 
@@ -94,22 +77,14 @@ def people(outcome: PairOutcome) -> str:
 def final_pairs(project: Project) -> Iterator[tuple]:
     """Every pair with a final decision, as :data:`LINKAGE_COLUMNS`, in pair order."""
     finals = final_columns(project.id)
-    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
-    query = (
+    query = with_records(
         finals.query(
-            project.id,
-            func.coalesce(sa.dataset, sa.label), ra.external_id,
-            func.coalesce(sb.dataset, sb.label), rb.external_id,
-            finals.decision, finals.decided_by, Pair.purpose, Pair.round,
+            project.id, finals.decision, finals.decided_by, Pair.purpose, Pair.round,
             Pair.match_probability, Pair.match_weight, Pair.rule,
-        )
-        .join(ra, ra.id == Pair.record_a_id)
-        .join(rb, rb.id == Pair.record_b_id)
-        .join(sa, sa.id == ra.source_id)
-        .join(sb, sb.id == rb.source_id)
-        .where(finals.decision.is_not(None))
+        ).where(finals.decision.is_not(None))
     )  # fmt: skip
-    yield from db.session.execute(query.execution_options(yield_per=10_000))
+    for *decided, sl, il, sr, ir in db.session.execute(query.execution_options(yield_per=10_000)):
+        yield (sl, il, sr, ir, *decided)
 
 
 def write_linkage(out: TextIO, rows: Iterable[tuple]) -> int:

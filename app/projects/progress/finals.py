@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, literal, select
+from sqlalchemy.orm import aliased
 
 from app.models import (
     CLEARED,
@@ -28,10 +29,14 @@ from app.models import (
     ConflictResolution,
     DecisionEvent,
     Pair,
+    Record,
+    Source,
 )
 
-__all__ = ["STATUSES", "Finals", "final_columns"]
+__all__ = ["RECORD_COLUMNS", "STATUSES", "Finals", "final_columns", "with_records"]
 
+#: The columns :func:`with_records` adds, in order.
+RECORD_COLUMNS = ("source_a", "a", "source_b", "b")
 #: Pair statuses a listing may filter by.
 STATUSES = ("decided", "undecided", "conflict", "unassigned", "model")
 MATCH, NON_MATCH = "match", "non_match"
@@ -82,6 +87,22 @@ class Finals:
             )
             return and_(Pair.purpose != "model", Pair.id.not_in(assigned))
         raise ValueError(f"status must be one of {', '.join(STATUSES)}")
+
+
+def with_records(query: Select) -> Select:
+    """``query`` (over ``pairs``) with :data:`RECORD_COLUMNS` added: each record's source name
+    (the linker's, as imported, else the label) and its id as uploaded."""
+    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
+    return (
+        query.add_columns(
+            func.coalesce(sa.dataset, sa.label).label("source_a"), ra.external_id.label("a"),
+            func.coalesce(sb.dataset, sb.label).label("source_b"), rb.external_id.label("b"),
+        )
+        .join(ra, ra.id == Pair.record_a_id)
+        .join(rb, rb.id == Pair.record_b_id)
+        .join(sa, sa.id == ra.source_id)
+        .join(sb, sb.id == rb.source_id)
+    )  # fmt: skip
 
 
 def _answers(project_id: int):

@@ -14,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import aliased
 
 from app.extensions import db
-from app.models import Pair, Project, Purpose, Record, Source
-from app.projects.progress.finals import STATUSES, final_columns
+from app.models import Pair, Project, Purpose
+from app.projects.progress.finals import STATUSES, final_columns, with_records
 
 __all__ = ["MAX_PER_PAGE", "PairFilter", "PairPage", "ListingError", "list_pairs"]
 
@@ -98,22 +97,12 @@ def list_pairs(
 def _rows(project: Project, finals, ids: list[int]) -> list[dict]:
     if not ids:
         return []
-    ra, rb, sa, sb = aliased(Record), aliased(Record), aliased(Source), aliased(Source)
-    query = (
+    query = with_records(
         finals.query(
-            project.id, Pair.id, ra.external_id, rb.external_id,
-            func.coalesce(sa.dataset, sa.label), func.coalesce(sb.dataset, sb.label),
-            Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight, Pair.rule,
-            Pair.model_decision, finals.decision, finals.decided_by, finals.answers,
-        )
-        .join(ra, ra.id == Pair.record_a_id)
-        .join(rb, rb.id == Pair.record_b_id)
-        .join(sa, sa.id == ra.source_id)
-        .join(sb, sb.id == rb.source_id)
-        .where(Pair.id.in_(ids))
+            project.id, Pair.id, Pair.purpose, Pair.round, Pair.match_probability,
+            Pair.match_weight, Pair.rule.label("match_key"), Pair.model_decision,
+            finals.decision.label("decision"), finals.decided_by.label("decided_by"),
+            finals.answers.label("answers"),
+        ).where(Pair.id.in_(ids))
     )  # fmt: skip
-    keys = (
-        "id", "a", "b", "source_a", "source_b", "purpose", "round", "match_probability",
-        "match_weight", "match_key", "model_decision", "decision", "decided_by", "answers",
-    )  # fmt: skip
-    return [dict(zip(keys, row, strict=True)) for row in db.session.execute(query)]
+    return [dict(row._mapping) for row in db.session.execute(query)]

@@ -67,17 +67,7 @@ def assign_pairs(
         where = f"round {number} of this project" if number > 1 else "this project"
         raise AssignmentError(f"{worker.username!r} has an assignment in {where} already")
     if pair_ids == "all":
-        chosen = list(
-            db.session.scalars(
-                select(Pair.id)
-                .where(
-                    Pair.project_id == project.id,
-                    Pair.round == number,
-                    Pair.purpose.in_([p.value for p in REVIEWED]),
-                )
-                .order_by(Pair.id)
-            )
-        )
+        chosen = round_pair_ids(project, number)
     elif isinstance(pair_ids, str):
         raise AssignmentError("'pairs' must be \"all\" or a list of pair ids")
     else:
@@ -101,6 +91,17 @@ def assign_pairs(
     db.session.flush()
     _open_start_cells(assignment, [identifying[n] for n in start_partial])
     return assignment
+
+
+def round_pair_ids(project: Project, number: int) -> list[int]:
+    """The pairs of round ``number`` waiting for review, in id (review) order: every purpose
+    but the model's."""
+    query = select(Pair.id).where(
+        Pair.project_id == project.id,
+        Pair.round == number,
+        Pair.purpose.in_([p.value for p in REVIEWED]),
+    )
+    return list(db.session.scalars(query.order_by(Pair.id)))
 
 
 def newest_round(project: Project) -> int:

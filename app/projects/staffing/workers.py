@@ -8,12 +8,13 @@ from fractions import Fraction
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import REVIEWED, Assignment, BudgetChange, Pair, Project, Role, User
+from app.models import Assignment, BudgetChange, Project, Role, User
 from app.projects.staffing.assignments import (
     AssignmentError,
     assign_pairs,
     lock_assignment,
     newest_round,
+    round_pair_ids,
 )
 from app.units import percent
 
@@ -65,15 +66,7 @@ def assign_workers(
     if not_workers:
         raise AssignmentError(f"not workers: {', '.join(not_workers)}")
     number = newest_round(project) if round is None else round
-    pair_ids = db.session.scalars(
-        select(Pair.id)
-        .where(
-            Pair.project_id == project.id,
-            Pair.round == number,
-            Pair.purpose.in_([p.value for p in REVIEWED]),
-        )
-        .order_by(Pair.id)
-    ).all()
+    pair_ids = round_pair_ids(project, number)
     if not pair_ids:
         raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
     names = list(budgets)

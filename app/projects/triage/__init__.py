@@ -9,7 +9,7 @@ from app.projects.triage.rounds import (
     add_scored_round,
     preview_scores,
 )
-from app.projects.triage.scored import ScoredPairsError
+from app.projects.triage.scored import ScoredPairsError, read_scores
 
 __all__ = [
     "ItemsError",
@@ -23,5 +23,6 @@ __all__ = [
     "current_clusters",
     "pairs_from_items",
     "preview_scores",
+    "read_scores",
     "reblock_round",
 ]

@@ -18,13 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from flask import current_app
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Project, ProjectKind, Record, Source
+from app.projects.reading.predictions import ScoredPairs, read_predictions
 from app.projects.triage.store import existing_keys, pair_keys
 
-__all__ = ["Resolved", "ScoredPairsError", "keep_datasets", "resolve_pairs"]
+__all__ = ["Resolved", "ScoredPairsError", "keep_datasets", "read_scores", "resolve_pairs"]
 
 MAX_PROBLEMS = 20
 _SAMPLE = 2_000
@@ -47,6 +49,15 @@ class Resolved:
     rows: np.ndarray  # indices into the input of the pairs kept
     present: int  # pairs skipped: the project has them already
     datasets: dict[str, str]  # source label -> the linker's name for it
+
+
+def read_scores(source) -> ScoredPairs:
+    """A scored pairs file (a path or its bytes) read within the configured limits
+    (``MAX_SCORED_PAIRS`` pairs, ids of ``MAX_RECORD_ID_CHARS``)."""
+    config = current_app.config
+    return read_predictions(
+        source, max_rows=config.get("MAX_SCORED_PAIRS"), max_id=config["MAX_RECORD_ID_CHARS"]
+    )
 
 
 def _ids(source: Source) -> tuple[pa.Array, np.ndarray]:

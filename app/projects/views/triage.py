@@ -9,20 +9,21 @@ the commit. Rounds added here after assignments leave every assignment as it was
 
 from __future__ import annotations
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.projects.importing.uploads import UploadError, discard, load, stage_one
-from app.projects.reading.predictions import PredictionsError, read_predictions
+from app.projects.reading.predictions import PredictionsError
 from app.projects.triage import (
     ScoredPairsError,
     TriageError,
     TriageSettings,
     add_scored_round,
     preview_scores,
+    read_scores,
 )
 from app.projects.triage.store import next_round
 from app.projects.views.access import changeable_project
@@ -58,11 +59,7 @@ def _staged(project):
 
 
 def _preview(project, staged, form):
-    scored = read_predictions(
-        staged.path(LABEL),
-        max_rows=current_app.config.get("MAX_SCORED_PAIRS"),
-        max_id=current_app.config["MAX_RECORD_ID_CHARS"],
-    )
+    scored = read_scores(staged.path(LABEL))
     settings = TriageSettings.parse(form)
     sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
     return scored, settings, sources or None
