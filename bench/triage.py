@@ -16,12 +16,14 @@ pairs reviewed, characters disclosed, KAPR spent, and the final linkage's precis
 and F1 against FEBRL4's true matches (the triage path's final linkage is the model's
 decisions plus the reviewers'), then the ratios. With Splink, also what labels do to Splink's
 m estimates: m of exact given name under EM, from the calibration sample's labels and from
-the band's alone, and the band each model predicts afresh.
+the band's alone, and the band each model predicts afresh. Exit status 1 when the paths
+disagree (``bench/_check.py``): the app's triage counts against numpy over the file, the
+reviewers' answers in each final linkage.
 
 The simulated reviewer posts each answer through ``POST /api/v1/assignments/<id>/decisions``;
 knowing the truth, it reads no page. ``--quick`` runs the first 400 people of FEBRL4 with a
 calibration sample of 10 and skips the m estimates (seconds after Splink's few). SQLite in a
-temporary file unless ``--postgres``.
+temporary file unless ``--postgres`` (``--quick`` follows the suite: ``TEST_DATABASE_URL``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _check import agree, finish, quick_postgres  # noqa: E402
 from _kapr_setup import bench_app  # noqa: E402
 
 from app.extensions import db  # noqa: E402
@@ -92,6 +95,13 @@ def _review(client, manager, worker, project: int, purposes, truth) -> dict:
         "workers"
     ]
     linkage = _rows(client.get(f"/api/v1/projects/{project}/export/linkage", headers=manager))
+    people = [r for r in linkage if r["decided_by"] == "reviewers"]
+    agree(len(people) == answered, f"project {project}: every answered pair is the reviewers'")
+    agree(
+        all((r["decision"] == "match") == ((r["unique_id_l"], r["unique_id_r"]) in truth)
+            for r in people),
+        f"project {project}: the final linkage keeps the reviewers' (true) answers",
+    )  # fmt: skip
     matched = {(r["unique_id_l"], r["unique_id_r"]) for r in linkage if r["decision"] == "match"}
     tp = len(matched & truth)
     precision, recall = tp / max(len(matched), 1), tp / len(truth)
@@ -110,6 +120,16 @@ def _project(client, manager, febrl, name: str) -> int:
     return made.get_json()["id"]
 
 
+def _check_counts(febrl, counts: dict) -> None:
+    """The app's triage counts against numpy over the file's probabilities."""
+    import pyarrow.parquet as pq
+
+    p = pq.read_table(febrl.parquet, columns=["match_probability"]).column(0).to_numpy()
+    expected = {"above": int((p > UPPER).sum()), "below": int((p < LOWER).sum())}
+    expected["inside"] = len(p) - expected["above"] - expected["below"]
+    agree({k: counts[k] for k in expected} == expected, f"triage counts {expected}")
+
+
 def run_paths(app, febrl, calibration: int) -> tuple[dict, dict, dict]:
     with app.app_context():
         manager = {"Authorization": f"Bearer {make_token(make_user('max', 'manager'))}"}
@@ -125,7 +145,9 @@ def run_paths(app, febrl, calibration: int) -> tuple[dict, dict, dict]:
     )  # fmt: skip
     assert imported.status_code == 201, imported.get_json()
     counts = {**imported.get_json()["counts"], "import_seconds": time.perf_counter() - started}
+    _check_counts(febrl, counts)
     triaged = _review(client, manager, worker, project, ("band", "calibration"), febrl.truth)
+    agree(triaged["reviewed"] == counts["review"], "the triage sent to review what it counted")
     exports = {
         purpose: client.get(
             f"/api/v1/projects/{project}/export/splink_matches?purpose={purpose}", headers=manager
@@ -209,6 +231,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cache", type=Path, help="keep Splink's predictions here")
     args = parser.parse_args(argv)
     entities, calibration = (400, 10) if args.quick else (None, 50)
+    postgres = args.postgres or (quick_postgres() if args.quick else None)
     with tempfile.TemporaryDirectory() as tmp:
         cache = args.cache or Path(tmp)
         cache.mkdir(parents=True, exist_ok=True)
@@ -216,20 +239,20 @@ def main(argv: list[str]) -> int:
         febrl = data.load(cache, entities)
         took = time.perf_counter() - started
         print(f"Splink 5 (DuckDB) on FEBRL4: {took:.1f} s (train and predict, or the cache)")
-        with bench_app(Path(tmp), args.postgres, RATELIMIT_ENABLED=False) as app:
+        with bench_app(Path(tmp), postgres, RATELIMIT_ENABLED=False) as app:
             triaged, blocked, counts = run_paths(app, febrl, calibration)
             with app.app_context():
                 db.session.remove()
         label = "first 400 people" if args.quick else "full"
-        label += ", PostgreSQL" if args.postgres else ", SQLite"
+        label += ", PostgreSQL" if postgres else ", SQLite"
         _print(triaged, blocked, counts, len(febrl.truth), label)
         if args.quick:
-            return 0
+            return finish()
         print("\nSplink's m of exact given name, and its band afresh at the same thresholds:")
         for source, m, band in splink_effects(febrl, counts["exports"], entities):
             shown = "no labels" if band < 0 else f"m = {m:.3f}, band {band:,} pairs"
             print(f"  {source + (' labels' if source != 'EM only' else ''):20} {shown}")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

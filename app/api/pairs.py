@@ -7,7 +7,8 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from app.api.blueprint import bp
-from app.api.openapi import documented, schemas
+from app.api.openapi import documented
+from app.api.openapi import pairs as schemas
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
