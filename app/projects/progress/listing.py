@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, Pair, Project, ProjectState, Source, User
+from app.models import Assignment, Pair, Project, ProjectState, Purpose, Source, User
 from app.projects.progress.outcomes import outcomes
 
 __all__ = ["ProjectSummary", "project_summaries", "visible_projects"]
@@ -74,9 +74,9 @@ def project_summaries(projects: Sequence[Project]) -> list[ProjectSummary]:
         .where(Source.project_id.in_(ids))
         .group_by(Source.project_id)
     )
-    pairs = _grouped(
+    pairs = _grouped(  # pairs to review, as on the progress page: not the model's decisions
         select(Pair.project_id, func.count())
-        .where(Pair.project_id.in_(ids))
+        .where(Pair.project_id.in_(ids), Pair.purpose != Purpose.MODEL.value)
         .group_by(Pair.project_id)
     )
     assignments = _grouped(

@@ -12,8 +12,8 @@ from app.extensions import db
 from app.models import ConflictResolution, DecisionEvent, Pair, User
 from app.projects.lifecycle import create_project
 from app.projects.progress.finals import STATUSES, final_columns
-from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
 from app.projects.progress.outcomes import outcomes
+from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
 from app.projects.staffing import assign_pairs
 from tests.factories import make_user
 from tests.projects.triage.test_rounds import link_spec, scored_items
