@@ -57,14 +57,14 @@ def max_pairs() -> int:
     return int(current_app.config.get("BLOCKING_MAX_PAIRS", DEFAULT_MAX_PAIRS))
 
 
-def rules_of(project: Project, raw: object):
+def _rules(project: Project, raw: object):
     try:
         return parse_rules(raw, {a.name: a.type for a in project.identifying})
     except BlockingError as exc:
         raise BlockingRefused(str(exc)) from None
 
 
-def source_records(project: Project, rules=None):
+def _records(project: Project, rules=None):
     """Identifying values by record id: source A, and source B (``None`` when deduplicating).
 
     With ``rules``, only the attributes they read, each taken out of the JSON by the
@@ -99,8 +99,8 @@ def _plan(project: Project, raw_rules: object):
     """The preview, the rules and the records they were counted on (read once)."""
     if project.kind == ProjectKind.PAIRFILE:
         raise BlockingRefused("a pair-file project takes its pairs from the file")
-    rules = rules_of(project, raw_rules)
-    records_a, records_b = source_records(project, rules)
+    rules = _rules(project, raw_rules)
+    records_a, records_b = _records(project, rules)
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
     codes = rule_codes(rules, values)
     count = count_pairs(records_a, records_b, rules, codes)
@@ -170,3 +170,8 @@ def pair_records(project_id: int, pair_ids: list[int] | None = None) -> dict[int
     if pair_ids is not None:
         query = query.where(Pair.id.in_(pair_ids))
     return {r[0]: tuple(r[1:]) for r in db.session.execute(query)}
+
+
+#: Public names of two helpers the other rooms use (the triage's blocking rounds).
+rules_of = _rules
+source_records = _records

@@ -1,22 +1,27 @@
 """The manager's triage step: a linker's scored pairs in, counts and a histogram, then commit.
 
-Upload (CSV or Parquet) → preview (how many pairs fall above, inside and below the band, how
-many are drawn for calibration, and the score's histogram) → change the thresholds and
-preview again without uploading again → "Import round N". The file waits between the steps
-as a staged upload of its own (``importing.uploads.stage_one``); nothing is written before
-the commit. Rounds added here after assignments leave every assignment as it was.
+Upload (CSV or Parquet), or take the predictions of the project's own Splink model scored in
+the app (``app.projects.scoring``) → preview (how many pairs fall above, inside and below the
+band, how many are drawn for calibration, and the score's histogram) → change the thresholds
+and preview again without uploading again → "Import round N". The file waits between the
+steps as a staged upload of its own (``importing.uploads.stage_one``); nothing is written
+before the commit. Rounds added here after assignments leave every assignment as it was.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
+from werkzeug.datastructures import FileStorage
 
 from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.projects.importing.uploads import UploadError, discard, load, stage_one
 from app.projects.reading.predictions import PredictionsError
+from app.projects.scoring.service import current_model
 from app.projects.triage import (
     ScoredPairsError,
     TriageError,
@@ -44,13 +49,27 @@ def _page(project, form, preview=None, token=None, problems=(), status=200):
     return render_template(
         "projects/triage.html", project=project, form=form, preview=preview, token=token,
         problems=list(problems), next_round=next_round(project),
+        scored_in_app=_scored_in_app(project) is not None,
     ), status  # fmt: skip
 
 
+def _scored_in_app(project) -> Path | None:
+    """The predictions of the project's current Splink model scored in the app, if any."""
+    model = current_model(project)
+    if model is None or not model.predictions or not Path(model.predictions).is_file():
+        return None
+    return Path(model.predictions)
+
+
 def _staged(project):
-    """The staged file: a new upload, or the one the ``token`` names."""
+    """The staged file: a new upload, the app's own predictions, or the ``token``'s."""
     upload = request.files.get("scores")
     if upload is not None and upload.filename:
+        return stage_one(KIND, LABEL, upload, current_user.id, project_id=project.id)
+    scored = _scored_in_app(project) if request.form.get("source") == "scoring" else None
+    if scored is not None:
+        # the file may be replaced by a new scoring run: the preview and import read a copy
+        upload = FileStorage(stream=scored.open("rb"), filename=scored.name)
         return stage_one(KIND, LABEL, upload, current_user.id, project_id=project.id)
     staged = load(request.values.get("token", ""), current_user.id, kind=KIND)
     if staged.meta.get("project_id") != project.id:
