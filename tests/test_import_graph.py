@@ -20,8 +20,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import app
 
 PACKAGE = "app"
@@ -29,13 +27,6 @@ ROOT = Path(app.__file__).parent
 VIEW_PACKAGES = ("app.api",)  # the JSON API's modules are routes over the same services
 MAX_MODULES = 12  # modules of a folder besides its __init__
 MAX_LINES = 1500  # lines of a folder's own modules, __init__ included
-# Known to be past the size a reader takes in at once and to be split at their seams
-# (issue 26, item 4). Remove a folder from here when it is split: the test fails until then.
-PENDING = {
-    "app/projects/reading": "split reading at its seams (issue 26, item 4)",
-    "app/projects/importing": "split importing at its seams (issue 26, item 4)",
-    "app/projects/views": "split the managers' views at their seams (issue 26, item 4)",
-}
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
@@ -218,15 +209,6 @@ def test_no_folder_is_too_large_without_sub_packages():
     too_large = {
         folder: size
         for folder, size in _folders().items()
-        if (size[0] > MAX_MODULES or size[1] > MAX_LINES) and folder not in PENDING
+        if (size[0] > MAX_MODULES or size[1] > MAX_LINES)
     }
     assert too_large == {}
-
-
-@pytest.mark.parametrize("folder", sorted(PENDING))
-def test_pending_splits_are_still_pending(folder):
-    # Once a pending folder is split (it has sub-packages, or it is gone), it leaves the list.
-    path = ROOT.parent / folder
-    assert path.is_dir(), f"{folder} is gone: remove it from PENDING"
-    split = sorted(p.parent.name for p in path.glob("*/__init__.py"))
-    assert not split, f"{folder} has sub-packages {split}: remove it from PENDING"

@@ -1,7 +1,7 @@
 """From staged uploads to a project: the upload store, the one-pass check, import jobs."""
 
-from app.projects.importing.jobs import needs_job, submit_check
-from app.projects.importing.pending import (
+from app.projects.importing.pending.jobs import needs_job, submit_check
+from app.projects.importing.pending.waiting import (
     check_and_write,
     check_plan,
     checked_of,

@@ -4,7 +4,7 @@ An import marks its project ``importing`` (with ``host:pid``, the staged upload'
 its job, if any) until it is published; such a project is listed nowhere. While rows arrive
 ``import_owner`` names the writer; a job import commits batch by batch, so a process killed
 part-way leaves one behind. Once written, the project waits for its manager's confirmation
-(``import_owner`` cleared, see :mod:`app.projects.importing.pending`). On start, on every
+(``import_owner`` cleared, see :mod:`app.projects.importing.pending.waiting`). On start, on every
 new upload (and from ``flask`` or a timer) :func:`reconcile_imports` removes every importing
 project being written whose process is gone, whose job has ended, or that has made no
 progress for ``IMPORT_STALE_SECONDS``, and every waiting one whose staged upload is gone or

@@ -4,7 +4,7 @@ The three ways of the managers' workflow: link two files (A and B), deduplicate 
 or import a MINDFIRL pair file; each with an optional name-frequency file. Rows are validated
 as they are written, inside the caller's transaction (or, for a job, into a project still
 ``importing`` that a failure deletes), so a bad file leaves the database unchanged;
-:mod:`app.projects.importing.pending` keeps the written project waiting for its manager.
+:mod:`app.projects.importing.pending.waiting` keeps the written project waiting for its manager.
 
 The plan (the mapping form as data) says per column its role and type, a date column's
 layout (``formats``), whether unreadable dates reject the file or are kept as missing

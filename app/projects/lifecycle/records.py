@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, name_columns, normalize, normalize_date
-from app.projects.reading.pairfile import NameFrequencies
-from app.projects.reading.pairfile_internal import MAX_COUNT
+from app.projects.reading.pairfile import MAX_COUNT, NameFrequencies
 
 __all__ = ["LISTED", "Prepared", "RecordProblems", "prepare_records", "read_frequencies"]
 

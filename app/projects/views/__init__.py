@@ -5,8 +5,7 @@ from app.projects.views import (  # noqa: F401 (registers the routes)
     new,
     overview,
     recommendation,
-    scoring,
-    triage,
+    scored,
     utility,
     work,
 )

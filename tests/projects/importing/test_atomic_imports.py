@@ -43,7 +43,7 @@ CHILD = textwrap.dedent(
     config, token, owner_id, job_id = json.loads(sys.argv[2])
     from app import create_app
     import app.jobs.executor as jobs
-    from app.projects.importing.jobs import run_check
+    from app.projects.importing.pending.jobs import run_check
     from app.projects.reading import records
 
     records.stream_batches.__kwdefaults__["batch_size"] = 100

@@ -15,7 +15,7 @@ from app.extensions import db
 from app.models import Pair, Project, Record, User
 from app.projects.blocking.pairing import create_pairs
 from app.projects.importing.layouts import names_of, set_layout, stage_upload
-from app.projects.importing.pending import check_and_write, check_plan
+from app.projects.importing.pending.waiting import check_and_write, check_plan
 from app.projects.importing.service import default_role, default_type, finish_import
 from app.projects.importing.uploads import UploadError
 from app.projects.lifecycle.service import ProjectSpecError

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import NameFrequency, Pair, Project, Record, Source, User, VaultRecord
-from app.projects.importing.frequencies import name_frequencies
-from app.projects.importing.pending import check_and_write, check_plan
+from app.projects.importing.pairfiles.frequencies import name_frequencies
+from app.projects.importing.pending.waiting import check_and_write, check_plan
 from app.projects.importing.service import (
     finish_import,
     import_upload,

@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 from app.analytics.utility import truth_from_file
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, User, VaultRecord
-from app.projects.importing.frequencies import name_frequencies
-from app.projects.importing.pending import check_and_write
+from app.projects.importing.pairfiles.frequencies import name_frequencies
+from app.projects.importing.pending.waiting import check_and_write
 from app.projects.importing.service import (
     finish_import,
     import_upload,

@@ -63,7 +63,7 @@ def test_an_import_above_the_threshold_runs_as_a_job_with_progress(app, manager,
 
 
 def test_a_failed_job_import_leaves_no_project(app, manager, monkeypatch):  # noqa: F811
-    from app.projects.importing import pending
+    from app.projects.importing.pending import waiting as pending
     from tests.projects.conftest import MINDFIRL
 
     app.config["IMPORT_JOB_THRESHOLD"] = 10

@@ -144,7 +144,7 @@ def test_a_new_upload_sweeps_expired_uploads_and_their_projects(app, manager, tm
 
 
 def test_job_progress_is_committed_at_most_every_interval(monkeypatch):
-    from app.projects.importing import jobs
+    from app.projects.importing.pending import jobs
 
     clock, calls = iter([0.0, 0.5, 1.9, 2.1, 2.2, 9.0]), []
     monkeypatch.setattr(jobs.time, "monotonic", lambda: next(clock))

@@ -9,10 +9,10 @@ header: ``F|L,name,count`` per line (F = first name, L = last name).
 
 MINDFIRL's internal pair file (``production_p1_pairfile.csv``: ``ID,...,type,file_id,cntfn,
 cntln,same``) is detected from its header and read by
-:mod:`app.projects.reading.pairfile_internal`, with its quirks (docs/pairfiles.md). Its display
+:mod:`app.projects.reading.pairfile.internal`, with its quirks (docs/pairfiles.md). Its display
 files (``production_p1_pf.csv``, ``mindfirl_2025/section2.csv``: no header row, ``PairID`` but
 no ``DB`` or ``GroupID`` once their columns are named) are read by
-:mod:`app.projects.reading.pairfile_display`.
+:mod:`app.projects.reading.pairfile.display`.
 
 Both readers share the encoding, dialect and line-length checks of
 :mod:`app.projects.reading.csvio` and raise
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from app.core.disclosure import AttributeType, normalize
 from app.projects.reading.cells import CellReader
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
-from app.projects.reading.pairfile_display import (
+from app.projects.reading.pairfile.display import (
     DISPLAY_STRUCTURE,
     is_display_header,
     read_display_rows,
 )
-from app.projects.reading.pairfile_internal import (
+from app.projects.reading.pairfile.internal import (
     COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
     is_count,
@@ -118,7 +118,7 @@ def read_pairfile(
     the first ``max_errors`` listed.
 
     ``names`` are the column names of a file without a header row (MINDFIRL's display files;
-    :mod:`app.projects.reading.pairfile_display`); ``formats`` and ``invalid_dates`` read
+    :mod:`app.projects.reading.pairfile.display`); ``formats`` and ``invalid_dates`` read
     dates as :class:`~app.projects.reading.cells.CellReader` does; ``pair_truth`` names a
     display file's per-pair ground-truth column.
     """
@@ -207,7 +207,7 @@ def _frequencies(counts: dict[str, dict[str, int]]) -> NameFrequencies | None:
 
 
 def _internal(header_line, names, rows, attributes, problems, formats, invalid_dates) -> PairFile:
-    """MINDFIRL's internal format (see :mod:`app.projects.reading.pairfile_internal`)."""
+    """MINDFIRL's internal format (see :mod:`app.projects.reading.pairfile.internal`)."""
     cells = _cells(names, INTERNAL_STRUCTURE, attributes, formats, invalid_dates)
     records_a, records_b, pairs, counts = read_internal_rows(
         header_line, names, rows, cells, problems

@@ -88,7 +88,7 @@ def check_and_write(
 
     Flushes; the caller commits (or, on :class:`CsvImportError` / ``ProjectSpecError``,
     rolls back: nothing is kept). With ``progress``, the caller commits batch by batch and
-    must delete the project on failure (see :mod:`app.projects.importing.jobs`).
+    must delete the project on failure (see :mod:`app.projects.importing.pending.jobs`).
     """
     project = start_import(staged, plan, owner, job_id=job_id)
     if progress is not None:

@@ -1,7 +1,7 @@
 """Create a project in the browser: upload → mapping → one-pass check → confirm.
 
 Submitting the mapping checks every row while writing the records into a project that waits,
-unlisted, for its manager (:mod:`app.projects.importing.pending`); "Import" publishes it.
+unlisted, for its manager (:mod:`app.projects.importing.pending.waiting`); "Import" publishes it.
 Large uploads are checked by a job behind a progress page that leads to the same checked page.
 """
 
@@ -39,7 +39,7 @@ from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading import CsvImportError
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import ROLES, FormError, parse_columns, parse_settings
-from app.projects.views.mapping import Problems, mapping_context
+from app.projects.views.new.mapping import Problems, mapping_context
 
 REJECTED = (FormError, ProjectSpecError, CsvImportError)
 #: How record ids are made (the "Record ids" choice of the mapping form).

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.disclosure import AttributeType, name_columns, normalize
-from app.projects.reading.pairfile_internal import COUNT_MESSAGE, is_count
+from app.projects.reading.pairfile.internal import COUNT_MESSAGE, is_count
 
 __all__ = ["DISPLAY_STRUCTURE", "DisplayRows", "is_display_header", "read_display_rows"]
 

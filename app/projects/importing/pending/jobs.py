@@ -9,7 +9,7 @@ records written so far are committed too, under a project still marked ``importi
 job is marked failed, and a bad file's problems are kept in the staged upload for the
 mapping page; a process killed part-way leaves it to :mod:`app.projects.importing.recovery`.
 On success the project waits for its manager's confirmation
-(:mod:`app.projects.importing.pending`). Smaller uploads are checked and written in the
+(:mod:`app.projects.importing.pending.waiting`). Smaller uploads are checked and written in the
 request, whole or not at all.
 """
 
@@ -23,7 +23,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.jobs import current_job_id, submit
 from app.models import Project, ProjectState, User
-from app.projects.importing.pending import check_and_write, estimate_rows, remember
+from app.projects.importing.pending.waiting import check_and_write, estimate_rows, remember
 from app.projects.importing.uploads import Staged, load
 from app.projects.lifecycle.service import delete_project
 
