@@ -14,7 +14,6 @@ from flask import current_app
 from app.extensions import db
 from app.jobs import current_job_id, submit
 from app.models import Project, User
-from app.projects.importing.jobs import DEFAULT_THRESHOLD
 from app.projects.importing.service import (
     check_upload,
     fill_import,
@@ -28,6 +27,10 @@ from app.projects.lifecycle.service import delete_project
 
 def main_path(staged: Staged, plan: dict, owner: User) -> int:
     """Check (mapping step), then import (confirmation) as main did; the rows imported."""
+    # This module runs on the baseline's own application code (--app-root), where the job
+    # threshold still lives in importing.jobs (today importing.pending.jobs).
+    from app.projects.importing.jobs import DEFAULT_THRESHOLD
+
     checked = check_upload(staged, plan)
     staged.meta["plan"] = plan
     staged.meta["rows"] = sum(checked.records.values())
