@@ -7,14 +7,20 @@ from flask_login import current_user
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
-from app.api.openapi.release import RELEASE_QUERY, RELEASE_RISK
+from app.api.openapi.release import CONFIRM_BODY, RELEASE_QUERY, RELEASE_RISK
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
 from app.projects.blocking import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
-from app.projects.release import ReleaseRequest, ReleaseRequestError, release_risk_of_project
+from app.projects.release import (
+    ReleaseRequest,
+    ReleaseRequestError,
+    confirm_release,
+    release_gate,
+    release_risk_of_project,
+)
 from app.projects.staffing import AssignmentError, change_budget
 from app.projects.views.access import MANAGERS, export_download, owned_project
 
@@ -103,6 +109,30 @@ def release_risk_view(project_id: int):
     except ReleaseRequestError as exc:
         abort(400, str(exc))
     return jsonify(risk.as_dict())
+
+
+@bp.post("/projects/<int:project_id>/export/linked")
+@roles_required("manager")
+@documented(
+    "The linked export above the release thresholds, with a recorded reason",
+    body=CONFIRM_BODY,
+    media_type="text/csv",
+    errors=(400, 403, 404),
+)
+def confirmed_export_view(project_id: int):
+    """``{"reason": "..."}``: record who takes it and why, then serve it (403 if refused)."""
+    project = owned_project(project_id)
+    gate = release_gate(project)
+    if gate.open:
+        return export_download(project, "linked")
+    if gate.refused:
+        abort(403, "refused: the linked export is above this project's release thresholds")
+    try:
+        confirm_release(project, gate, json_body().get("reason"), by=current_user)
+    except ReleaseRequestError as exc:
+        abort(400, str(exc))
+    db.session.commit()
+    return export_download(project, "linked", confirmed=True)
 
 
 from app.api import conflicts  # noqa: E402,F401  (registers its routes on bp)

@@ -91,3 +91,9 @@ RELEASE_RISK = {
         "drivers": {"type": "array", "items": {"type": "object"}},
     },
 }
+
+CONFIRM_BODY = {
+    "type": "object",
+    "required": ["reason"],
+    "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 2000}},
+}
