@@ -186,3 +186,32 @@ def test_errors_name_the_column_never_a_value():
 def test_empty_table_and_all_suppressed():
     r = assess_release({"a": ["*", ""], "s": ["x", "y"]}, ["a"], ["s"]).as_dict()
     assert (r["k"], r["records_in_classes"], r["prosecutor"]["highest"]) == (0, 0, 0.0)
+
+
+def test_snb_is_k_beta_to_the_alpha_at_a_root_of_arxs_equations():
+    # ModelSNB: K from estimateNonEmptyEquivalenceClasses (its "- 1" inside the sum kept),
+    # then the root (alpha, beta) of its two equations, here found by fsolve from (1, 0.5).
+    sizes, counts, population = np.array([1, 2, 3, 4]), np.array([186, 75, 66, 159]), 1404
+    n = float(sizes @ counts)
+    f = n / population
+    c1, c2 = 186, 75
+    base = (1 - f) ** sizes * counts
+    var1 = (sizes * f * f * (1 - f * f) ** (sizes - 1) * counts).sum()
+    var2 = sum(b * (1 + f) ** j - 1 for b, j in zip(base, sizes, strict=True))
+    var4 = (sizes * f * (1 - f) ** (sizes - 1) * counts).sum()
+    k = counts.sum() + c1 * (var1 / var2) * (base.sum() / var4) ** 2
+
+    def equations(x):
+        a, b = x
+        d = (1 - f) * (1 - b)
+        return [
+            k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1,
+            k * a * b**a * f * f * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2,
+        ]
+
+    a, b = optimize.fsolve(equations, [1.0, 0.5], xtol=1e-12)
+    assert np.allclose(equations([a, b]), 0, atol=1e-6)
+    pu = population_uniqueness(sizes, counts, population)
+    assert pu.snb == pytest.approx(k * b**a / population, rel=1e-6)
+    # pi = 0.83 > 0.1: Dankar takes the smaller of Zayatz and SNB.
+    assert (pu.dankar, pu.dankar_model) == (min(pu.zayatz, pu.snb), "snb")
