@@ -2,7 +2,8 @@
 
 A record's quasi-identifier (QI) values form its *pattern*. Records with the same pattern are
 one *group*. How a missing or suppressed QI value (``None``, ``""`` or the ``missing`` token,
-``*`` by default) is treated is a named convention:
+``*`` by default) is treated is a named convention (values are compared as text, without
+surrounding spaces):
 
 ``exclude`` (ARX)
     A record with a missing value in any chosen QI is left out of the classes, as ARX leaves

@@ -92,7 +92,8 @@ def check_release(project: Project) -> None:
     if gate.exceeded:
         abort(409, "the linked export is above this project's release thresholds ("
               + "; ".join(gate.exceeded) + "): confirm it, with a reason, on the Release risk "
-              "page or by POST to this URL with {\"reason\": ...}")  # fmt: skip
+              f"page or by POST /api/v1/projects/{project.id}/export/linked "
+              "with {\"reason\": ...}")  # fmt: skip
 
 
 bp.add_app_template_global(may_change)
