@@ -20,6 +20,12 @@ from app.projects.release import ReleaseRequest, ReleaseRequestError, release_ri
 @click.option("--qi", required=True, help="Quasi-identifier columns, comma-separated.")
 @click.option("--sensitive", default=None, help="Sensitive columns, comma-separated.")
 @click.option("--population", default=None, help="Population size N (journalist, uniqueness).")
+@click.option(
+    "--population-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A CSV of the population (a superset with the QI columns): ARX's exact journalist risk.",
+)
 @click.option("--threshold", default=None, help="Risk threshold t in (0, 1]; default 0.2.")
 @click.option(
     "--suppressed",
@@ -30,15 +36,19 @@ from app.projects.release import ReleaseRequest, ReleaseRequestError, release_ri
 )
 @click.option("--missing", default="*", show_default=True, help="Token of a suppressed value.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full JSON result.")
-def release_risk(path: Path, as_json: bool, **options: str | None) -> None:
+def release_risk(
+    path: Path, population_file: Path | None, as_json: bool, **options: str | None
+) -> None:
     """k-anonymity, ARX's attacker and uniqueness models, l-diversity of FILE.csv."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise click.ClickException(f"{path.name} is not UTF-8 text") from None
+    texts = []
+    for one in (path, population_file):
+        try:
+            texts.append(None if one is None else one.read_text(encoding="utf-8-sig"))
+        except UnicodeDecodeError:
+            raise click.ClickException(f"{one.name} is not UTF-8 text") from None
     try:
         args = {name: value for name, value in options.items() if value is not None}
-        result = release_risk_of_csv(text, ReleaseRequest.of(args)).as_dict()
+        result = release_risk_of_csv(texts[0], ReleaseRequest.of(args), texts[1]).as_dict()
     except ReleaseRequestError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -1,6 +1,12 @@
 """Release risk: re-identification risk of a de-identified table (ARX's models), l-diversity."""
 
-from app.core.release.classes import CONVENTIONS, Classes, SensitiveColumn, build_classes
+from app.core.release.classes import (
+    CONVENTIONS,
+    Classes,
+    SensitiveColumn,
+    build_classes,
+    population_sizes,
+)
 from app.core.release.measures import (
     RISK_BINS,
     AttackerRisk,
@@ -37,6 +43,7 @@ __all__ = [
     "build_classes",
     "diversity",
     "k_target",
+    "population_sizes",
     "population_uniqueness",
     "risk_histogram",
     "sample_risk",

@@ -13,7 +13,8 @@ records in classes and ``t`` the threshold:
 
 ARX takes ``F_j`` from a population table (the handle's superset) and, without one, uses the
 sample as its own population (``F = f``: journalist = prosecutor, marketer = classes / n).
-Given only a population *size* N we estimate ``F_j = f_j N / n`` (each class scaled by the
+Given a population table, ``F_j`` is counted in it, exactly as ARX; given only a population
+*size* N we estimate ``F_j = f_j N / n`` (each class scaled by the
 inverse sampling fraction) - a simplification ARX does not make, documented in
 ``docs/release-risk.md``. Under the ``wildcard`` convention a record's class is its match
 set; sums over classes become sums over records weighted ``1/f`` (the same numbers on a
@@ -92,12 +93,18 @@ def _summary(records: np.ndarray, f: np.ndarray, big_f: np.ndarray, t: float) ->
 
 
 def sample_risk(
-    classes: Classes, *, threshold: float = 0.2, population: float | None = None
+    classes: Classes,
+    *,
+    threshold: float = 0.2,
+    population: float | None = None,
+    population_sizes: np.ndarray | None = None,
 ) -> SampleRisk:
     """Compute k, sample uniques and prosecutor/journalist/marketer risk (ARX's summary).
 
     ``threshold`` is ARX's risk threshold t in (0, 1]; ``population`` the population size N
-    (at least the records in classes) or None to use the sample as its own population.
+    (at least the records in classes) or None to use the sample as its own population;
+    ``population_sizes`` each class's size F in a population table (ARX's superset; see
+    :func:`~app.core.release.classes.population_sizes`), which then replaces the estimate.
     """
     if not 0.0 < threshold <= 1.0:
         raise ValueError("threshold must be in (0, 1]")
@@ -109,7 +116,10 @@ def sample_risk(
         return SampleRisk(0, target, 0, 0, 0.0, zero, zero, 0.0, population)
     if population is not None and population < n:
         raise ValueError("the population size must be at least the number of records")
-    big_f = f if population is None else f * (population / n)
+    if population_sizes is not None:
+        big_f = np.asarray(population_sizes, dtype=np.float64)
+    else:
+        big_f = f if population is None else f * (population / n)
     prosecutor = _summary(records, f, f, threshold)
     # ARX's prosecutor average is classes / n: with F = f, rc1 = rc2 = classes / n.
     journalist = _summary(records, f, big_f, threshold)

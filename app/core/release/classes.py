@@ -31,7 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-__all__ = ["CONVENTIONS", "Classes", "SensitiveColumn", "build_classes", "is_missing"]
+__all__ = [
+    "CONVENTIONS",
+    "Classes",
+    "SensitiveColumn",
+    "build_classes",
+    "is_missing",
+    "population_sizes",
+]
 
 CONVENTIONS = ("exclude", "wildcard")
 _MISSING = -1
@@ -198,3 +205,53 @@ def build_classes(
         total_records=total,
         sensitive=tuple(sens),
     )
+
+
+def population_sizes(
+    classes: Classes, population: Mapping[str, Sequence[object]], *, missing: str | None = "*"
+) -> np.ndarray:
+    """The size ``F`` in a population table of each class of ``classes`` (the sample).
+
+    As ARX's ``RiskModelSampleSummary`` with a superset: the population is grouped over all its
+    rows (``ignoreOutliers``) and each sample class looks up its own tuple. Under ``wildcard``
+    a population record counts for a class when it matches the class's pattern (a missing value
+    on either side matches). Raises ``KeyError`` naming a QI the population lacks and
+    ``ValueError`` when a class is larger in the sample than in the population.
+    """
+    for name in classes.qi:
+        if name not in population:
+            raise KeyError(name)
+    rows = len(population[classes.qi[0]])
+    text = [
+        [None if is_missing(v, missing) else str(v).strip() for v in population[name]]
+        for name in classes.qi
+    ]
+    vocab = [
+        {v: i for i, v in enumerate(sorted({*col, *(p[j] for p in classes.patterns)} - {None}))}
+        for j, col in enumerate(text)
+    ]
+
+    def encode(values, j):
+        return np.array([_MISSING if v is None else vocab[j][v] for v in values], dtype=np.int64)
+
+    width = len(classes.qi)
+    empty = np.empty((0, width), dtype=np.int64)
+    pop = np.stack([encode(col, j) for j, col in enumerate(text)], axis=1) if rows else empty
+    sample = (
+        np.stack([encode([p[j] for p in classes.patterns], j) for j in range(width)], axis=1)
+        if classes.patterns
+        else empty
+    )
+    patterns, counts = np.unique(pop, axis=0, return_counts=True)
+    exact = {tuple(p): c for p, c in zip(patterns.tolist(), counts.tolist(), strict=True)}
+    sizes = np.array([exact.get(tuple(p), 0) for p in sample.tolist()], dtype=np.float64)
+    if classes.convention == "wildcard" and len(sample):
+        for m in np.flatnonzero((patterns == _MISSING).any(axis=1)):
+            hits = _compatible(sample, patterns[m]) & ~(sample == patterns[m]).all(axis=1)
+            sizes[hits] += counts[m]
+        complete = ~(patterns == _MISSING).any(axis=1)
+        for g in np.flatnonzero((sample == _MISSING).any(axis=1)):
+            sizes[g] += counts[complete & _compatible(patterns, sample[g])].sum()
+    if np.any(sizes < classes.size):
+        raise ValueError("the population does not hold the sample: a class is larger in it")
+    return sizes

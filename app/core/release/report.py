@@ -15,7 +15,7 @@ import numpy as np
 from app.core.release._diversity import Diversity, diversity
 from app.core.release._population import PopulationUniqueness, population_uniqueness
 from app.core.release._sample import SampleRisk, risk_histogram, sample_risk
-from app.core.release.classes import Classes, build_classes
+from app.core.release.classes import Classes, build_classes, population_sizes
 
 __all__ = ["DRIVERS", "ReleaseRisk", "RiskClass", "assess_release", "size_histogram"]
 
@@ -137,6 +137,7 @@ def assess_release(
     missing: str | None = "*",
     threshold: float = 0.2,
     population: float | None = None,
+    population_table: Mapping[str, Sequence[object]] | None = None,
     drivers: int = DRIVERS,
 ) -> ReleaseRisk:
     """Assess the re-identification risk of releasing ``table`` (column -> values).
@@ -146,13 +147,23 @@ def assess_release(
     value, ``missing`` the token of a suppressed value besides blanks, ``threshold`` the
     prosecutor/journalist risk threshold, ``population`` the population size (None: no
     population estimate; journalist risk then equals prosecutor risk, as in ARX without a
-    population table). Raises ``KeyError`` (an unknown column's name) or ``ValueError``.
+    population table). ``population_table`` (column -> values, a superset of ``table``) gives
+    each class's population size as ARX counts it; its row count is then N. Raises
+    ``KeyError`` (an unknown column's name) or ``ValueError``.
     """
     overlap = set(qi) & set(sensitive)
     if overlap:
         raise ValueError(f"column {sorted(overlap)[0]!r} cannot be both QI and sensitive")
     classes = build_classes(table, qi, sensitive, convention=convention, missing=missing)
-    sample = sample_risk(classes, threshold=threshold, population=population)
+    sizes = None
+    if population_table is not None:
+        if population is not None:
+            raise ValueError("give a population size or a population table, not both")
+        sizes = population_sizes(classes, population_table, missing=missing)
+        population = len(population_table[qi[0]])
+    sample = sample_risk(
+        classes, threshold=threshold, population=population, population_sizes=sizes
+    )
     uniqueness = None
     if population is not None:
         uniqueness = population_uniqueness(*size_histogram(classes), population)

@@ -46,7 +46,13 @@ def read_table(text: str) -> dict[str, list[str]]:
     return columns
 
 
-def _assess(table: dict[str, list[str]], qi, sensitive, request: ReleaseRequest) -> ReleaseRisk:
+def _assess(
+    table: dict[str, list[str]],
+    qi,
+    sensitive,
+    request: ReleaseRequest,
+    population_table: dict[str, list[str]] | None = None,
+) -> ReleaseRisk:
     for parameter, names in (("qi", qi), ("sensitive", sensitive)):
         for name in names:
             if name not in table:
@@ -59,21 +65,38 @@ def _assess(table: dict[str, list[str]], qi, sensitive, request: ReleaseRequest)
     rows = len(next(iter(table.values()), []))
     if request.population is not None and request.population < rows:
         raise ReleaseRequestError(f"'population' must be at least the {rows} records")
-    return assess_release(
-        table,
-        qi,
-        sensitive,
-        convention=request.suppressed,
-        missing=request.missing,
-        threshold=request.threshold,
-        population=request.population,
-    )
+    if population_table is not None:
+        if request.population is not None:
+            raise ReleaseRequestError("give a population size or a population file, not both")
+        for name in qi:
+            if name not in population_table:
+                raise ReleaseRequestError(f"the population file has no column {name!r}")
+    try:
+        return assess_release(
+            table,
+            qi,
+            sensitive,
+            convention=request.suppressed,
+            missing=request.missing,
+            threshold=request.threshold,
+            population=request.population,
+            population_table=population_table,
+        )
+    except ValueError as exc:  # the core's messages name no value
+        raise ReleaseRequestError(str(exc)) from None
 
 
-def release_risk_of_csv(text: str, request: ReleaseRequest) -> ReleaseRisk:
-    """Check a CSV file's release risk; ``request.qi`` is required (a file has no roles)."""
+def release_risk_of_csv(
+    text: str, request: ReleaseRequest, population_text: str | None = None
+) -> ReleaseRisk:
+    """Check a CSV file's release risk; ``request.qi`` is required (a file has no roles).
+
+    ``population_text``: a CSV of the population the file is a sample of (a superset with the
+    same QI columns), for journalist and marketer risk exactly as ARX computes them.
+    """
     table = read_table(text)
-    return _assess(table, request.qi or (), request.sensitive or (), request)
+    population = read_table(population_text) if population_text is not None else None
+    return _assess(table, request.qi or (), request.sensitive or (), request, population)
 
 
 def default_columns(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -5,7 +5,8 @@
   been the smallest class: ARX's convention can then raise k, see docs/release-risk.md).
   Entropy l never increases on a refinement (entropy is concave: a class's entropy is at least
   the smallest entropy of its parts), so it is checked on tables without missing values.
-- ARX's attacker models are ordered: prosecutor >= journalist >= marketer (F >= f).
+- ARX's attacker models are ordered: prosecutor >= journalist >= marketer (F >= f), with a
+  population size or a population table (a superset of the sample).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.release import assess_release, build_classes, sample_risk
+from app.core.release import assess_release, build_classes, population_sizes, sample_risk
 
 _ROWS = st.integers(min_value=1, max_value=30)
 
@@ -77,3 +78,17 @@ def test_prosecutor_at_least_journalist_at_least_marketer(table, convention, sca
     assert p.average >= j.average - 1e-12 and j.average >= r.marketer - 1e-12
     assert p.highest >= j.highest - 1e-12 and p.records_at_risk >= j.records_at_risk
     assert p.lowest >= j.lowest - 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(missing=True), tables(missing=True), st.sampled_from(["exclude", "wildcard"]))
+def test_the_order_holds_with_a_population_table(table, extra, convention):
+    classes = build_classes(table, ["q1", "q2"], convention=convention)
+    if not classes.included:
+        return
+    superset = {name: table[name] + extra[name] for name in ("q1", "q2")}
+    sizes = population_sizes(classes, superset)
+    r = sample_risk(classes, threshold=0.3, population_sizes=sizes)
+    p, j = r.prosecutor, r.journalist
+    assert p.average >= j.average - 1e-12 and j.average >= r.marketer - 1e-12
+    assert p.highest >= j.highest - 1e-12 and p.records_at_risk >= j.records_at_risk

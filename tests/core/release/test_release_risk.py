@@ -215,3 +215,41 @@ def test_snb_is_k_beta_to_the_alpha_at_a_root_of_arxs_equations():
     assert pu.snb == pytest.approx(k * b**a / population, rel=1e-6)
     # pi = 0.83 > 0.1: Dankar takes the smaller of Zayatz and SNB.
     assert (pu.dankar, pu.dankar_model) == (min(pu.zayatz, pu.snb), "snb")
+
+
+# The sample TABLE plus five more people: a superset, as ARX's handle.getSuperset().
+POPULATION = {
+    "age": [*TABLE["age"], "30", "50", "50", "60", "*"],
+    "zip": [*TABLE["zip"], "100", "300", "300", "100", "100"],
+}
+
+
+def test_journalist_and_marketer_with_a_population_table_exclude():
+    # F: (30,100) 3+1 = 4, (40,200) 4, (50,300) 1+2 = 3; N = 14 rows.
+    r = assess_release(TABLE, QI, threshold=0.3, population_table=POPULATION).as_dict()
+    assert r["journalist"] == pytest.approx(
+        {"records_at_risk": 1 / 8, "highest": 1 / 3, "lowest": 1 / 4, "average": 3 / 11}
+    )  # average = max(3 / (4+4+3), (3/4 + 4/4 + 1/3) / 8) = 3/11
+    assert r["marketer"] == pytest.approx((3 / 4 + 4 / 4 + 1 / 3) / 8)
+    assert r["population_size"] == 14
+
+
+def test_journalist_with_a_population_table_wildcard():
+    # Groups (30,100) f 3, (40,200) f 5, (50,300) f 1, (*,200) f 5; in the population the
+    # added (*,100) matches (30,100): F = 5, 5, 3, 5.
+    r = assess_release(
+        TABLE, QI, convention="wildcard", threshold=0.3, population_table=POPULATION
+    ).as_dict()
+    classes = 3 / 3 + 4 / 5 + 1 / 1 + 1 / 5
+    weighted = (3 / 3) * 5 + (4 / 5) * 5 + 1 * 3 + (1 / 5) * 5
+    assert r["journalist"] == pytest.approx(
+        {"records_at_risk": 1 / 9, "highest": 1 / 3, "lowest": 1 / 5, "average": classes / weighted}
+    )
+    assert r["marketer"] == pytest.approx((3 / 5 + 4 / 5 + 1 / 3 + 1 / 5) / 9)
+
+
+def test_a_population_table_must_hold_the_sample():
+    with pytest.raises(ValueError, match="population"):
+        assess_release(TABLE, QI, population_table={"age": ["30"], "zip": ["100"]})
+    with pytest.raises(ValueError, match="not both"):
+        assess_release(TABLE, QI, population=100, population_table=POPULATION)

@@ -41,6 +41,32 @@ def test_cli_json_answers_the_hand_computed_report(runner, table):
     assert set(r["attributes"]["dx"]) >= {"l_distinct", "l_entropy", "recursive_c", "t_closeness"}
 
 
+def test_cli_population_file_gives_arxs_journalist_risk(runner, table, tmp_path):
+    # The sample plus five people: F = 4, 4, 3 for (30,100), (40,200), (50,300).
+    population = tmp_path / "population.csv"
+    population.write_text(
+        CSV.replace(",flu", "")
+        .replace(",cold", "")
+        .replace(",hiv", "")
+        .replace("age,zip,dx", "age,zip")
+        + "30,100\n50,300\n50,300\n60,100\n*,100\n",
+        encoding="utf-8",
+    )
+    args = ["analytics", "release-risk", str(table), "--qi", "age,zip", "--threshold", "0.3"]
+    result = runner.invoke(args=[*args, "--population-file", str(population), "--json"])
+    r = json.loads(result.output)
+    assert r["journalist"] == pytest.approx(
+        {"records_at_risk": 1 / 8, "highest": 1 / 3, "lowest": 1 / 4, "average": 3 / 11}
+    )
+    assert r["population_size"] == 14
+    both = runner.invoke(args=[*args, "--population-file", str(population), "--population", "99"])
+    assert both.exit_code != 0 and "not both" in both.output
+    short = tmp_path / "short.csv"
+    short.write_text("age,zip\n30,100\n", encoding="utf-8")
+    small = runner.invoke(args=[*args, "--population-file", str(short)])
+    assert small.exit_code != 0 and "does not hold the sample" in small.output
+
+
 def test_cli_wildcard_keeps_the_suppressed_record(runner, table):
     args = ["analytics", "release-risk", str(table), "--qi", "age,zip", "--json"]
     r = json.loads(runner.invoke(args=[*args, "--suppressed", "wildcard"]).output)
