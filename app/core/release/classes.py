@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 CONVENTIONS = ("exclude", "wildcard")
+MAX_WILDCARD_PAIRS = 20_000_000  # matching distinct patterns kept in memory (~0.5 GB at most)
 _MISSING = -1
 
 
@@ -134,9 +135,16 @@ def _match_matrix(patterns: np.ndarray) -> sparse.csr_matrix:
     n = len(patterns)
     incomplete = np.flatnonzero((patterns == _MISSING).any(axis=1))
     rows, cols = [np.arange(n)], [np.arange(n)]
+    pairs = 0
     for m in incomplete:
         hits = np.flatnonzero(_compatible(patterns, patterns[m]))
         hits = hits[hits != m]
+        pairs += len(hits)
+        if pairs > MAX_WILDCARD_PAIRS:  # memory: the matches are kept as a sparse matrix
+            raise ValueError(
+                f"more than {MAX_WILDCARD_PAIRS:,} wildcard matches between distinct patterns: "
+                "too many missing values to match as wildcards; use the exclude convention"
+            )
         rows += [np.full(len(hits), m), hits]
         cols += [hits, np.full(len(hits), m)]
     r, c = np.concatenate(rows), np.concatenate(cols)

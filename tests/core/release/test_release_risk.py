@@ -253,3 +253,15 @@ def test_a_population_table_must_hold_the_sample():
         assess_release(TABLE, QI, population_table={"age": ["30"], "zip": ["100"]})
     with pytest.raises(ValueError, match="not both"):
         assess_release(TABLE, QI, population=100, population_table=POPULATION)
+
+
+def test_wildcard_refuses_more_matches_than_it_can_hold(monkeypatch):
+    from app.core.release import classes as module  # noqa: PLC0415 - the limit lives there
+
+    monkeypatch.setattr(module, "MAX_WILDCARD_PAIRS", 3)
+    # TABLE's one incomplete pattern (*,200) matches one other: within the limit.
+    assert assess_release(TABLE, QI, convention="wildcard").sample.k == 1
+    # A row with both QIs suppressed matches the four other patterns: over it.
+    wide = {name: [*values, "*"] for name, values in TABLE.items() if name in QI}
+    with pytest.raises(ValueError, match="use the exclude convention"):
+        assess_release(wide, QI, convention="wildcard")
