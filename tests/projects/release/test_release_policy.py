@@ -120,3 +120,20 @@ def test_within_the_thresholds_the_export_leaves_and_bad_limits_are_not_saved(ap
     with app.app_context():
         policy = db.session.scalar(select(ReleasePolicy))
         assert (policy.min_k, policy.max_average_risk) == (1, None)
+
+
+def test_deleting_the_project_deletes_its_policy_and_confirmations(app, client, setup):
+    project_id, _ = setup
+    _save(client, project_id, min_k="2")
+    client.post(f"/projects/{project_id}/release-risk/confirm", data={"reason": "ok"})
+    with app.app_context():
+        assert db.session.scalar(select(ReleaseConfirmation)) is not None
+    name = client.get(f"/projects/{project_id}/delete")
+    assert name.status_code == 200
+    gone = client.post(
+        f"/projects/{project_id}/delete", data={"confirm_name": "Paper example (KAPR §4.3)"}
+    )
+    assert gone.status_code == 302
+    with app.app_context():
+        assert db.session.scalar(select(ReleasePolicy)) is None
+        assert db.session.scalar(select(ReleaseConfirmation)) is None
