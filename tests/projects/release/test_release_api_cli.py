@@ -151,6 +151,16 @@ def test_api_parameters_and_errors(client, project):
     assert admin.status_code == 403
 
 
+def test_a_worker_reaches_neither_the_check_nor_the_confirmed_export(app, client, project):
+    project_id, _, _ = project
+    with app.app_context():
+        headers = {"Authorization": f"Bearer {make_token(make_user('wes', 'worker'))}"}
+    base = f"/api/v1/projects/{project_id}"
+    assert client.get(f"{base}/release-risk", headers=headers).status_code == 403
+    post = client.post(f"{base}/export/linked", json={"reason": "x"}, headers=headers)
+    assert post.status_code == 403
+
+
 def test_openapi_documents_the_route(client):
     document = client.get("/api/v1/openapi.json").json
     operation = document["paths"]["/projects/{project_id}/release-risk"]["get"]
