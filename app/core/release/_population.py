@@ -28,9 +28,10 @@ arx-deidentifier/arx ``src/main/org/deidentifier/arx/risk/``: ``RiskModelPopulat
 
 An estimate that is NaN or 0 is *not available* (ARX's ``isValid``). ARX's Newton-Raphson
 solver (the linearbits ``newtonraphson`` jar) is replaced by SciPy's ``root`` (MINPACK hybrd)
-from the same start values, accuracy 1e-6 on the equations: where the equations have one root
-in the domain the answers agree; where Newton-Raphson would not converge we may still find the
-root (then we report it).
+from ARX's start values (Pitman: its moment guess, then, beyond ARX, its default grid; SNB: the
+grid), accuracy 1e-6 on the equations: where the equations have one root in the domain the
+answers agree; where Newton-Raphson would not converge we may still find the root (then we
+report it).
 """
 
 from __future__ import annotations
