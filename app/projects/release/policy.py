@@ -11,6 +11,7 @@ export is refused (``on_exceed = refuse``) or leaves only with a recorded
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ __all__ = [
 
 ON_EXCEED = ("confirm", "refuse")
 _MAX_REASON = 2000
+_MAX_WHOLE = 2**31 - 1  # an INTEGER column
 
 
 def policy_of(project: Project) -> ReleasePolicy | None:
@@ -65,8 +67,9 @@ def _limit(raw: str | None, name: str, *, whole: bool, upper: float | None) -> f
         value = int(raw) if whole else float(raw)
     except ValueError:
         raise ReleaseRequestError(f"'{name}' must be a {'whole ' if whole else ''}number") from None
-    if value < (1 if whole else 0) or (upper is not None and value > upper):
-        bound = "at least 1" if whole else f"from 0 to {upper:g}"
+    upper = _MAX_WHOLE if upper is None else upper
+    if not math.isfinite(value) or value < (1 if whole else 0) or value > upper:
+        bound = f"from 1 to {upper:,}" if whole else f"from 0 to {upper:g}"
         raise ReleaseRequestError(f"'{name}' must be {bound}")
     return value
 

@@ -16,6 +16,7 @@ from app.core.release import CONVENTIONS
 __all__ = ["DEFAULT_THRESHOLD", "ReleaseRequest", "ReleaseRequestError", "columns_of"]
 
 DEFAULT_THRESHOLD = 0.2  # ARX's records-at-risk threshold: classes below 5 records
+MAX_POPULATION = 2**53  # exact in a float; the OpenAPI document says the same
 _MAX_COLUMNS = 50
 _MAX_NAME = 100
 
@@ -66,8 +67,8 @@ class ReleaseRequest:
     def of(cls, args: Mapping[str, str]) -> ReleaseRequest:
         """Read the parameters from a mapping of strings (query string or CLI options)."""
         population = _number(args.get("population"), "population", whole=True)
-        if population is not None and population < 1:
-            raise ReleaseRequestError("'population' must be at least 1")
+        if population is not None and not 1 <= population <= MAX_POPULATION:
+            raise ReleaseRequestError(f"'population' must be from 1 to {MAX_POPULATION:,}")
         threshold = _number(args.get("threshold"), "threshold", whole=False)
         if threshold is not None and not 0 < threshold <= 1:
             raise ReleaseRequestError("'threshold' must be above 0 and at most 1")

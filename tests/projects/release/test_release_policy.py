@@ -117,6 +117,9 @@ def test_within_the_thresholds_the_export_leaves_and_bad_limits_are_not_saved(ap
     _save(client, project_id, min_k="1", min_l="1")
     assert client.get(f"/projects/{project_id}/export/linked").status_code == 200
     _save(client, project_id, max_average_risk="7")  # not a fraction: nothing changes
+    _save(client, project_id, max_average_risk="nan")
+    _save(client, project_id, min_k=str(2**40))  # past an INTEGER column
+    _save(client, project_id, min_k="1", population=str(2**60))
     with app.app_context():
         policy = db.session.scalar(select(ReleasePolicy))
         assert (policy.min_k, policy.max_average_risk) == (1, None)
