@@ -1,20 +1,28 @@
-"""Managers' scripts: exports, blocking, budget changes and progress over JSON."""
+"""Managers' scripts: exports, release risk, blocking, budget changes and progress over JSON."""
 
 from __future__ import annotations
 
-from flask import abort, jsonify
+from flask import abort, jsonify, request
 from flask_login import current_user
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
+from app.api.openapi.release import CONFIRM_BODY, RELEASE_QUERY, RELEASE_RISK
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Assignment
 from app.projects.blocking import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
+from app.projects.release import (
+    ReleaseRequest,
+    ReleaseRequestError,
+    confirm_release,
+    release_gate,
+    release_risk_of_project,
+)
 from app.projects.staffing import AssignmentError, change_budget
-from app.projects.views.access import export_download, owned_project
+from app.projects.views.access import MANAGERS, export_download, owned_project
 
 
 @bp.get("/projects/<int:project_id>/export/<kind>")
@@ -81,6 +89,50 @@ def progress_view(project_id: int):
                   "characters": {"disclosed": w.chars_disclosed, "total": w.chars_total}}
                  for w in progress.workers],
     )  # fmt: skip
+
+
+@bp.get("/projects/<int:project_id>/release-risk")
+@roles_required(*MANAGERS)
+@documented(
+    "Re-identification risk of the linked export (k, ARX's risks, l-diversity)",
+    ok=RELEASE_RISK,
+    query=RELEASE_QUERY,
+    errors=(400, 403, 404),
+)
+def release_risk_view(project_id: int):
+    """Like the linked export it reads, the owning manager's only (403 for an admin)."""
+    project = owned_project(project_id)
+    if current_user.role != "manager":
+        abort(403, "the release-risk check reads the linked export: the project's manager only")
+    try:
+        risk = release_risk_of_project(project, ReleaseRequest.of(request.args))
+    except ReleaseRequestError as exc:
+        abort(400, str(exc))
+    return jsonify(risk.as_dict())
+
+
+@bp.post("/projects/<int:project_id>/export/linked")
+@roles_required("manager")
+@documented(
+    "The linked export above the release thresholds, with a recorded reason",
+    body=CONFIRM_BODY,
+    media_type="text/csv",
+    errors=(400, 403, 404),
+)
+def confirmed_export_view(project_id: int):
+    """``{"reason": "..."}``: record who takes it and why, then serve it (403 if refused)."""
+    project = owned_project(project_id)
+    gate = release_gate(project)
+    if gate.open:
+        return export_download(project, "linked")
+    if gate.refused:
+        abort(403, "refused: the linked export is above this project's release thresholds")
+    try:
+        confirm_release(project, gate, json_body().get("reason"), by=current_user)
+    except ReleaseRequestError as exc:
+        abort(400, str(exc))
+    db.session.commit()
+    return export_download(project, "linked", confirmed=True)
 
 
 from app.api import conflicts  # noqa: E402,F401  (registers its routes on bp)

@@ -20,6 +20,7 @@ from app.models.project import (
     Source,
 )
 from app.models.record import Record, VaultRecord
+from app.models.release import ReleaseConfirmation, ReleasePolicy
 from app.models.round import Round
 from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
@@ -48,6 +49,8 @@ __all__ = [
     "ProjectState",
     "Purpose",
     "Record",
+    "ReleaseConfirmation",
+    "ReleasePolicy",
     "RevealEvent",
     "Role",
     "Round",

@@ -5,6 +5,7 @@ from app.projects.views import (  # noqa: F401 (registers the routes)
     new,
     overview,
     recommendation,
+    release,
     scored,
     utility,
     work,

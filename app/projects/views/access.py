@@ -16,6 +16,7 @@ from app.projects.exports import (
     export_mimetype,
     label_purpose,
 )
+from app.projects.release import release_gate
 from app.projects.views.blueprint import bp
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
@@ -49,7 +50,7 @@ def changeable_project(project_id: int) -> Project:
     return project
 
 
-def export_download(project: Project, kind: str) -> Response:
+def export_download(project: Project, kind: str, *, confirmed: bool = False) -> Response:
     """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind).
 
     An identifying export (``IDENTIFYING_EXPORTS``) is the owning manager's only: 403 for an
@@ -59,6 +60,8 @@ def export_download(project: Project, kind: str) -> Response:
     """
     if kind in IDENTIFYING_EXPORTS and current_user.role != "manager":
         abort(403, f"the {kind} export carries record values: only the project's manager takes it")
+    if kind == "linked" and not confirmed:
+        check_release(project)
     try:
         options = ExportOptions.of(request.args)
     except ExportOptionError as exc:
@@ -74,6 +77,23 @@ def export_download(project: Project, kind: str) -> Response:
         if note:
             headers["X-Labels-Note"] = note
     return Response(text, mimetype=export_mimetype(kind), headers=headers)
+
+
+def check_release(project: Project) -> None:
+    """Stop a linked export above the project's release thresholds (docs/release-risk.md).
+
+    409 when the project asks for a confirmation (recorded on the Release risk page, or by
+    ``POST /api/v1/projects/<id>/export/linked`` with a ``reason``), 403 when it refuses.
+    """
+    gate = release_gate(project)
+    if gate.refused:
+        abort(403, "refused: the linked export is above this project's release thresholds ("
+              + "; ".join(gate.exceeded) + ")")  # fmt: skip
+    if gate.exceeded:
+        abort(409, "the linked export is above this project's release thresholds ("
+              + "; ".join(gate.exceeded) + "): confirm it, with a reason, on the Release risk "
+              f"page or by POST /api/v1/projects/{project.id}/export/linked "
+              "with {\"reason\": ...}")  # fmt: skip
 
 
 bp.add_app_template_global(may_change)

@@ -1,0 +1,88 @@
+"""What a release-risk check is asked: columns, convention, threshold, population.
+
+The CLI's options and the API's query parameters (``qi``, ``sensitive``, ``population``,
+``threshold``, ``suppressed``, ``missing``) become one :class:`ReleaseRequest`. Messages name
+the parameter or the column, never a value of the table (a value may be a person's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.core.release import CONVENTIONS
+
+__all__ = ["DEFAULT_THRESHOLD", "ReleaseRequest", "ReleaseRequestError", "columns_of"]
+
+DEFAULT_THRESHOLD = 0.2  # ARX's records-at-risk threshold: classes below 5 records
+MAX_POPULATION = 2**53  # exact in a float; the OpenAPI document says the same
+_MAX_COLUMNS = 50
+_MAX_NAME = 100
+
+
+class ReleaseRequestError(ValueError):
+    """A parameter of a release-risk check is not one the check can use."""
+
+
+def columns_of(raw: str | None, parameter: str) -> tuple[str, ...] | None:
+    """``"a,b"`` as ``("a", "b")``; None when the parameter is absent or blank."""
+    if raw is None or not raw.strip():
+        return None
+    names = tuple(name.strip() for name in raw.split(",") if name.strip())
+    if len(names) > _MAX_COLUMNS or any(len(name) > _MAX_NAME for name in names):
+        raise ReleaseRequestError(
+            f"'{parameter}' takes at most {_MAX_COLUMNS} column names of {_MAX_NAME} characters"
+        )
+    if len(set(names)) < len(names):
+        raise ReleaseRequestError(f"'{parameter}' names a column twice")
+    return names
+
+
+def _number(raw: str | None, parameter: str, *, whole: bool) -> float | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise ReleaseRequestError(f"'{parameter}' must be {kind}") from None
+    if not math.isfinite(value):
+        raise ReleaseRequestError(f"'{parameter}' must be a finite number")
+    return value
+
+
+@dataclass(frozen=True)
+class ReleaseRequest:
+    """The check's parameters; ``qi``/``sensitive`` None means "from the column roles"."""
+
+    qi: tuple[str, ...] | None = None
+    sensitive: tuple[str, ...] | None = None
+    population: int | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    suppressed: str = "exclude"
+    missing: str = "*"
+
+    @classmethod
+    def of(cls, args: Mapping[str, str]) -> ReleaseRequest:
+        """Read the parameters from a mapping of strings (query string or CLI options)."""
+        population = _number(args.get("population"), "population", whole=True)
+        if population is not None and not 1 <= population <= MAX_POPULATION:
+            raise ReleaseRequestError(f"'population' must be from 1 to {MAX_POPULATION:,}")
+        threshold = _number(args.get("threshold"), "threshold", whole=False)
+        if threshold is not None and not 0 < threshold <= 1:
+            raise ReleaseRequestError("'threshold' must be above 0 and at most 1")
+        suppressed = args.get("suppressed") or "exclude"
+        if suppressed not in CONVENTIONS:
+            raise ReleaseRequestError(f"'suppressed' must be one of {', '.join(CONVENTIONS)}")
+        missing = args.get("missing")
+        if missing is not None and len(missing) > 20:
+            raise ReleaseRequestError("'missing' is at most 20 characters")
+        return cls(
+            qi=columns_of(args.get("qi"), "qi"),
+            sensitive=columns_of(args.get("sensitive"), "sensitive"),
+            population=None if population is None else int(population),
+            threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
+            suppressed=suppressed,
+            missing="*" if missing is None else missing,
+        )
