@@ -61,7 +61,8 @@ def reviewed(app):
             chars[assignment_id] = result.chars_disclosed
             record = {p12: "12", p13: "13", p24: "24"}[pair_id][row]
             expected.append((record, attribute, result.state.level(row, attribute).value, gained))
-        yield project_id, expected, (first_id, second_id)
+        db.session.commit()
+    return project_id, expected, (first_id, second_id)
 
 
 def test_the_report_lists_exactly_the_scripted_reveals(app, reviewed):
