@@ -183,3 +183,19 @@ def test_close_out_over_the_api(app, client, done):
     assert client.get(f"{api}/accountability", headers=headers).get_json()["closed"] is True
     again = client.get(f"{api}/closeout", headers=headers).get_json()
     assert again["closed"] and again["digest"] == state["digest"]
+
+
+def test_listings_and_reports_still_answer_after_close_out(app, client, done):
+    headers = {"Authorization": f"Bearer {done['token']}"}
+    api = f"/api/v1/projects/{done['project']}"
+    digest = client.get(f"{api}/closeout", headers=headers).get_json()["digest"]
+    assert client.post(f"{api}/closeout", json={"digest": digest}, headers=headers).status_code == 201
+    login(client, "ada")
+    for url in ("/projects/", "/admin/", "/admin/reports/kapr", "/admin/reports/kapr.csv",
+                "/admin/audits", "/projects/accountability", "/api/v1/admin/reports/kapr"):
+        got = client.get(url)
+        assert got.status_code == 200, (url, got.status_code)
+    client.post("/logout")
+    login(client, "wes")
+    assert client.get("/review/").status_code == 200
+    assert client.get("/api/v1/projects", headers=headers).status_code == 200
