@@ -31,8 +31,16 @@ from app.projects.custody import (
     set_auto_close,
     write_exports,
 )
+from app.projects.custody.gate import closed_message
 
 _DIR = click.Path(file_okay=False, path_type=Path)
+
+
+def refuse_if_closed(project_id: int) -> None:
+    """Stop a command that needs ``project_id``'s values once it is closed out."""
+    closed_at = db.session.scalar(select(Project.closed_at).where(Project.id == project_id))
+    if closed_at is not None:
+        raise click.ClickException(closed_message(project_id, closed_at))
 
 
 def _project(project_id: int) -> Project:

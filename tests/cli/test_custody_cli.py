@@ -86,3 +86,12 @@ def test_automatic_close_out_after_the_days_set(app, runner, settled, tmp_path):
         "0 project(s) closed"
         in runner.invoke(args=["projects", "close-due", "--out", str(tmp_path)]).output
     )
+
+
+def test_commands_that_need_values_refuse_a_closed_project(runner, settled, tmp_path):
+    pid = str(settled[0])
+    runner.invoke(args=["projects", "close", pid, "--by", "max", "--out", str(tmp_path)])
+    for args in (["analytics", "audit", "--project", pid], ["scoring", "run", pid],
+                 ["projects", "reblock", pid, '[["dob"]]']):  # fmt: skip
+        out = runner.invoke(args=args)
+        assert out.exit_code != 0 and "closed out" in out.output, args
