@@ -35,7 +35,7 @@ CLOSEOUT = {
         "automatic": {"type": "boolean"},
         "destroyed": {"type": "object"},
         "exports": {"type": "object"},
-        "digest": SHA256,
+        "digest": {"type": ["string", "null"]},
         "unsettled_pairs": {"type": "integer"},
         "auto_close_days": {"type": ["integer", "null"]},
     },
@@ -113,6 +113,9 @@ def closeout_close_view(project_id: int):
 )
 def closeout_auto_view(project_id: int):
     project = changeable_project(project_id)
-    set_auto_close(project, json_body()["days"])
+    try:
+        set_auto_close(project, json_body()["days"])
+    except ValueError as exc:
+        abort(400, str(exc))
     db.session.commit()
     return jsonify(auto_close_days=project.auto_close_days)
