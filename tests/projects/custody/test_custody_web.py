@@ -178,6 +178,12 @@ def test_close_out_over_the_api(app, client, done):
     )
     assert reveal.status_code == 410 and reveal.get_json()["error"] == "gone"
     assert "closed out" in reveal.get_json()["message"]
+    answer = client.post(
+        f"/api/v1/assignments/{done['assignment']}/decisions",
+        json={"pair_id": done["pairs"][1], "decision": "same", "confidence": "high"},
+        headers={"Authorization": f"Bearer {done['wes_token']}"},
+    )
+    assert answer.status_code == 410 and "closed out" in answer.get_json()["message"]
     assert client.get(f"{api}/pairs", headers=headers).status_code == 410
     assert client.get(f"{api}/export/linked", headers=headers).status_code == 410
     assert client.get(f"{api}/accountability", headers=headers).get_json()["closed"] is True
@@ -189,10 +195,19 @@ def test_listings_and_reports_still_answer_after_close_out(app, client, done):
     headers = {"Authorization": f"Bearer {done['token']}"}
     api = f"/api/v1/projects/{done['project']}"
     digest = client.get(f"{api}/closeout", headers=headers).get_json()["digest"]
-    assert client.post(f"{api}/closeout", json={"digest": digest}, headers=headers).status_code == 201
+    assert (
+        client.post(f"{api}/closeout", json={"digest": digest}, headers=headers).status_code == 201
+    )
     login(client, "ada")
-    for url in ("/projects/", "/admin/", "/admin/reports/kapr", "/admin/reports/kapr.csv",
-                "/admin/audits", "/projects/accountability", "/api/v1/admin/reports/kapr"):
+    for url in (
+        "/projects/",
+        "/admin/",
+        "/admin/reports/kapr",
+        "/admin/reports/kapr.csv",
+        "/admin/audits",
+        "/projects/accountability",
+        "/api/v1/admin/reports/kapr",
+    ):
         got = client.get(url)
         assert got.status_code == 200, (url, got.status_code)
     client.post("/logout")
