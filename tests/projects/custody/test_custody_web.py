@@ -212,5 +212,6 @@ def test_listings_and_reports_still_answer_after_close_out(app, client, done):
         assert got.status_code == 200, (url, got.status_code)
     client.post("/logout")
     login(client, "wes")
-    assert client.get("/review/").status_code == 200
+    home = client.get("/review/").get_data(as_text=True)
+    assert "Closed out" in home and f"/review/assignments/{done['assignment']}" not in home
     assert client.get("/api/v1/projects", headers=headers).status_code == 200
