@@ -96,13 +96,14 @@ class RecordDisclosures:
 
 
 def record_disclosures(project: Project, source: str, record: str) -> RecordDisclosures:
-    """Every disclosure of record ``record`` of source ``source`` (its label, A or B)."""
+    """Every disclosure of record ``record`` of source ``source`` (its label, A or B, or
+    the linker's dataset name it was imported under)."""
     found = db.session.execute(
         select(Record.id, Source.label)
         .join(Source, Source.id == Record.source_id)
         .where(
             Record.project_id == project.id,
-            Source.label == source,
+            or_(Source.label == source, Source.dataset == source),
             Record.external_id == record,
         )
     ).first()
