@@ -33,17 +33,45 @@ from app.review.services import reveal_cell
 from tests.factories import make_assignment, make_user
 
 A = [
-    {"id": "a1", "first_name": "Quenbyx", "last_name": "Zorvath", "dob": "03/14/1931",
-     "ssn": "XK-55-7781", "diagnosis": "Hemochromatosis-7", "income": "INC88123"},
-    {"id": "a2", "first_name": "Wrelda", "last_name": "Plimsoll", "dob": "11/29/1947",
-     "ssn": "XK-90-1234", "diagnosis": "Sarcoidosis-3", "income": "INC77004"},
-]  # fmt: skip
+    {
+        "id": "a1",
+        "first_name": "Quenbyx",
+        "last_name": "Zorvath",
+        "dob": "03/14/1931",
+        "ssn": "XK-55-7781",
+        "diagnosis": "Hemochromatosis-7",
+        "income": "INC88123",
+    },
+    {
+        "id": "a2",
+        "first_name": "Wrelda",
+        "last_name": "Plimsoll",
+        "dob": "11/29/1947",
+        "ssn": "XK-90-1234",
+        "diagnosis": "Sarcoidosis-3",
+        "income": "INC77004",
+    },
+]
 B = [
-    {"id": "b1", "first_name": "Quenbyxe", "last_name": "Zorvath", "dob": "03/14/1931",
-     "ssn": "XK-55-7718", "diagnosis": "Hemochromatosis-7b", "income": "INC88124"},
-    {"id": "b2", "first_name": "Wrelda", "last_name": "Plimsol", "dob": "11/29/1947",
-     "ssn": "XK-90-1243", "diagnosis": "Sarcoidosis-3b", "income": "INC77005"},
-]  # fmt: skip
+    {
+        "id": "b1",
+        "first_name": "Quenbyxe",
+        "last_name": "Zorvath",
+        "dob": "03/14/1931",
+        "ssn": "XK-55-7718",
+        "diagnosis": "Hemochromatosis-7b",
+        "income": "INC88124",
+    },
+    {
+        "id": "b2",
+        "first_name": "Wrelda",
+        "last_name": "Plimsol",
+        "dob": "11/29/1947",
+        "ssn": "XK-90-1243",
+        "diagnosis": "Sarcoidosis-3b",
+        "income": "INC77005",
+    },
+]
 FREQUENCIES = {"first": {"Quenbyx": 3, "Wrelda": 5}, "last": {"Zorvath": 2, "Plimsollia": 1}}
 SPEC = {
     "name": "Close-out",
@@ -141,8 +169,11 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
     _settle(app, finished)
     project_id, _, manager_id = finished["ids"]
     with app.app_context():
-        assert set(scan(UPLOADED)) >= {"records.values", "vault_records.values",
-                                       "name_frequencies.name"}  # fmt: skip
+        assert set(scan(UPLOADED)) >= {
+            "records.values",
+            "vault_records.values",
+            "name_frequencies.name",
+        }
         project = db.session.get(Project, project_id)
         manager = project.owner
         before = [d.as_json() for d in project_disclosures(project)]
@@ -158,9 +189,12 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
         for name, data in files.items():
             assert row.exports[name]["sha256"] == hashlib.sha256(data).hexdigest()
         assert row.destroyed == {
-            "records_identifying_values": 4, "vault_rows": 4, "name_frequencies": 4,
-            "prediction_files": 0, "staged_uploads": 1,
-        }  # fmt: skip
+            "records_identifying_values": 4,
+            "vault_rows": 4,
+            "name_frequencies": 4,
+            "prediction_files": 0,
+            "staged_uploads": 1,
+        }
         db.session.remove()
     with app.app_context():
         assert scan(UPLOADED) == {}
@@ -193,3 +227,56 @@ def test_close_out_refuses_exports_that_changed_since_download(app, finished):
         assert not project.closed
         db.session.rollback()
         assert scan(["Hemochromatosis-7"])  # nothing destroyed
+
+
+def test_a_pair_file_project_with_name_counts_from_upload_to_close_out(app, runner):
+    """Through the file import (as the upload does): pair file and frequency file on disk,
+    every pair answered, closed; the legacy export is hashed first, refused after."""
+    import csv as csv_module
+
+    from tests.projects.conftest import MINDFIRL
+
+    pairfile, freq = MINDFIRL / "pairfile_extra.csv", MINDFIRL / "name_freq.csv"
+    with pairfile.open(newline="") as f:
+        rows = list(csv_module.DictReader(f))
+    columns = ("voter_reg_num", "first_name", "last_name", "dob")
+    uploaded = sorted({r[c] for r in rows for c in columns if len(r[c]) >= 4})
+    with app.app_context():
+        make_user("max", "manager"), make_user("wes")
+    out = runner.invoke(
+        args=[
+            "projects",
+            "import",
+            "Pairs",
+            str(pairfile),
+            "--kind",
+            "pairfile",
+            "--owner",
+            "max",
+            "--freq",
+            str(freq),
+        ]
+    )
+    assert out.exit_code == 0, out.output
+    with app.app_context():
+        project = db.session.scalar(sa.select(Project))
+        wes = db.session.scalar(sa.select(User).where(User.username == "wes"))
+        assignment = make_assignment(project, wes, 1.0)
+        for link in assignment.pairs:
+            save_answer(assignment.id, link.pair_id, "same", "high", by=wes)
+            db.session.commit()
+        assert set(scan(uploaded)) >= {"records.values", "name_frequencies.name"}
+        files = final_exports(project)
+        legacy = [name for name in files if name.endswith("-legacy.csv")]
+        assert legacy and any(v in files[legacy[0]].decode() for v in uploaded)
+        row = close_project(project, project.owner)
+        db.session.commit()
+        assert row.exports[legacy[0]]["sha256"] == hashlib.sha256(files[legacy[0]]).hexdigest()
+        assert row.destroyed["name_frequencies"] > 0
+        db.session.remove()
+    with app.app_context():
+        assert scan(uploaded) == {}
+        with pytest.raises(Exception, match="closed out"):
+            from app.projects.exports import export_csv
+
+            export_csv(db.session.scalar(sa.select(Project)), "legacy")
