@@ -82,3 +82,15 @@ def test_workers_are_refused(page, live_server, project_id):
     log_in(page, live_server, "wes")
     answer = page.goto(f"{live_server}/projects/{project_id}/accountability")
     assert answer.status == 403
+
+
+def test_admins_see_every_project_from_their_navigation(app, page, live_server, project_id):
+    with app.app_context():
+        make_user("ada", "admin")
+    log_in(page, live_server, "ada")
+    page.goto(f"{live_server}/admin/")
+    page.locator("nav.admin-nav").get_by_role("link", name="Accountability").click()
+    row = page.locator("#projects-accountability tbody tr").first
+    assert row.locator("td").all_inner_texts()[:3] == ["Paper", "4", "2"]
+    row.get_by_role("link", name="Paper").click()
+    assert "2 reveals" in page.locator("#reveal-count").inner_text()
