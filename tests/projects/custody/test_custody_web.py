@@ -215,3 +215,50 @@ def test_listings_and_reports_still_answer_after_close_out(app, client, done):
     home = client.get("/review/").get_data(as_text=True)
     assert "Closed out" in home and f"/review/assignments/{done['assignment']}" not in home
     assert client.get("/api/v1/projects", headers=headers).status_code == 200
+
+
+def test_no_route_of_a_closed_project_answers_500(app, client, done):
+    """Every route naming the project or an assignment, every method, as its owner and as
+    the worker: a clear 410 (or the answer it gave before: 200, 302, 400, 403, 404), no 5xx."""
+    headers = {"Authorization": f"Bearer {done['token']}"}
+    api = f"/api/v1/projects/{done['project']}"
+    digest = client.get(f"{api}/closeout", headers=headers).get_json()["digest"]
+    assert (
+        client.post(f"{api}/closeout", json={"digest": digest}, headers=headers).status_code == 201
+    )
+    values = {
+        "project_id": done["project"],
+        "assignment_id": done["assignment"],
+        "pair_id": done["pairs"][0],
+        "job_id": 1,
+        "kind": "labels",
+        "name": "budget",
+        "ext": "csv",
+        "chart": "rows",
+        "page": 1,
+    }
+    rules = [
+        r for r in app.url_map.iter_rules() if {"project_id", "assignment_id"} & set(r.arguments)
+    ]
+    assert len(rules) > 40
+    gone = 0
+    for user, token in (("max", done["token"]), ("wes", done["wes_token"])):
+        client.post("/logout")
+        login(client, user)
+        auth = {"Authorization": f"Bearer {token}"}
+        for rule in rules:
+            url = rule.rule
+            for name in rule.arguments:
+                url = url.replace(f"<int:{name}>", str(values[name])).replace(
+                    f"<{name}>", str(values[name])
+                )
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                kwargs = {"headers": auth} if url.startswith("/api/") else {}
+                if method == "POST":
+                    kwargs["json" if url.startswith("/api/") else "data"] = {}
+                got = client.open(url, method=method, **kwargs)
+                assert got.status_code < 500, (user, method, url, got.status_code)
+                if got.status_code == 410:
+                    gone += 1
+                    assert "closed out" in got.get_data(as_text=True), (method, url)
+    assert gone > 30
