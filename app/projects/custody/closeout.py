@@ -183,6 +183,12 @@ def _destroy(project: Project) -> dict[str, int]:
     from app.projects.scoring.service import remove_project_files
 
     pid = project.id
+    for model in (Record, VaultRecord):  # one connection per database bind
+        connection = db.session.connection(bind_arguments={"mapper": model})
+        if connection.dialect.name == "sqlite":
+            # Overwrite what is deleted or replaced with zeros rather than leave it readable
+            # in the file's free pages (the default of some SQLite builds, not of all).
+            connection.exec_driver_sql("PRAGMA secure_delete = ON")
     records = db.session.execute(
         update(Record).where(Record.project_id == pid).values(values={})
     ).rowcount

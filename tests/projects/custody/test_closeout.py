@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -280,3 +282,30 @@ def test_a_pair_file_project_with_name_counts_from_upload_to_close_out(app, runn
             from app.projects.exports import export_csv
 
             export_csv(db.session.scalar(sa.select(Project)), "legacy")
+
+
+@pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's own files")
+def test_no_value_is_left_in_the_sqlite_files_either(app, finished, database_config):
+    """Not only no row: not in the bytes of either database file (freed pages, WAL) either."""
+    _settle(app, finished)
+
+    def files_with_values() -> dict[str, list[str]]:
+        with app.app_context():
+            db.session.remove()
+            for engine in db.engines.values():
+                engine.dispose()  # the last connection checkpoints the WAL
+        main = Path(database_config["SQLALCHEMY_DATABASE_URI"].removeprefix("sqlite:///"))
+        found = {}
+        for path in main.parent.glob("*.sqlite*"):
+            data = path.read_bytes().lower()
+            hits = [v for v in UPLOADED if v.lower().encode() in data]
+            if hits:
+                found[path.name] = hits
+        return found
+
+    assert set(files_with_values()) == {"main.sqlite", "vault.sqlite"}
+    with app.app_context():
+        project = db.session.get(Project, finished["ids"][0])
+        close_project(project, project.owner)
+        db.session.commit()
+    assert files_with_values() == {}
