@@ -165,6 +165,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.analytics.views import bp as analytics_bp
     from app.api import bp as api_bp
     from app.auth import bp as auth_bp
+    from app.projects.custody import views as _custody  # noqa: F401 (its pages join projects_bp)
     from app.projects.views import bp as projects_bp
     from app.review.views import bp as review_bp
 

@@ -8,6 +8,7 @@ register_openapi_route(bp)
 from app.api import (  # noqa: E402,F401  (registers the routes, after the document's)
     analytics,
     belief,
+    custody,
     decisions,
     manage,
     pairs,

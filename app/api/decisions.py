@@ -14,6 +14,7 @@ from app.models import Assignment
 from app.review.answers import (
     ANY_VERSION,
     AnswerChanged,
+    AnswersClosed,
     DecisionError,
     NotInAssignment,
     PageIncomplete,
@@ -85,6 +86,8 @@ def save_decision(assignment_id: int):
         saved = save_answer(
             assignment_id, pair_id, decision, confidence, by=current_user, version=version
         )
+    except AnswersClosed as exc:
+        abort(410, str(exc))
     except PermissionError as exc:
         abort(403, str(exc))
     except DecisionError as exc:

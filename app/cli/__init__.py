@@ -3,6 +3,7 @@
 from flask import Flask
 
 from app.cli import belief  # noqa: F401 (adds its commands to the analytics group)
+from app.cli import custody as _custody  # noqa: F401  (adds `projects close|close-due|...`)
 from app.cli import release as _release  # noqa: F401  (adds `analytics release-risk`)
 from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl`)
 from app.cli import triage as _triage  # noqa: F401  (adds `projects triage|reblock|rounds`)

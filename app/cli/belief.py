@@ -68,6 +68,9 @@ def belief(path: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the full JSON result.")
 def audit(project_id: int, model, assignment_id, trail: bool, as_json: bool) -> None:
     """Re-identification audit of a project's disclosure state (per row, per worker)."""
+    from app.cli.custody import refuse_if_closed
+
+    refuse_if_closed(project_id)
     try:
         result = project_audit(project_id, model, assignment_id)
         if trail:

@@ -43,6 +43,9 @@ def run_command(
     project = db.session.get(Project, project_id)
     if project is None:
         raise click.ClickException(f"no project {project_id}")
+    from app.cli.custody import refuse_if_closed
+
+    refuse_if_closed(project_id)
     if backend:
         current_app.config["SPLINK_BACKEND"] = backend
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 from sqlalchemy import select
 
+from app.cli.custody import refuse_if_closed
 from app.cli.projects import projects
 from app.extensions import db
 from app.models import Project, Round
@@ -80,6 +81,7 @@ def triage_command(project_id, predictions, lower, upper, calibration, seed, sco
                    source_a, source_b, preview, as_json) -> None:  # fmt: skip
     """Import PREDICTIONS (CSV or Parquet) into PROJECT_ID as its next round, triaged."""
     project = _project(project_id)
+    refuse_if_closed(project_id)
     sources = {k: v for k, v in (("A", source_a), ("B", source_b)) if v} or None
     given = lower is not None or upper is not None
     raw = {"lower": lower, "upper": upper, "calibration": calibration, "seed": seed,
@@ -112,6 +114,7 @@ def reblock_command(project_id: int, rules: str, as_json: bool) -> None:
     """Block one representative per current cluster with RULES (JSON, as the blocking API);
     the new pairs are the project's next round."""
     project = _project(project_id)
+    refuse_if_closed(project_id)
     try:
         made = reblock_round(project, json.loads(rules), project.owner)
     except json.JSONDecodeError:

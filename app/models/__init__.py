@@ -1,6 +1,7 @@
 """Typed SQLAlchemy models, one module per aggregate."""
 
 from app.models.assignment import Assignment, AssignmentPair, CellState
+from app.models.closeout import CloseOut
 from app.models.events import CLEARED, DecisionEvent, RevealEvent, current_answer_ids
 from app.models.job import Job
 from app.models.manage import (
@@ -34,6 +35,7 @@ __all__ = [
     "AssignmentPair",
     "BudgetChange",
     "CellState",
+    "CloseOut",
     "ConflictPolicy",
     "ConflictReferral",
     "ConflictResolution",

@@ -32,6 +32,9 @@ class RevealEvent(db.Model):
     kapr_before_exact: Mapped[str] = mapped_column(String(200))
     kapr_after_exact: Mapped[str] = mapped_column(String(200))
     kapr_after: Mapped[float]
+    # Characters this reveal disclosed (the characters meter's step); None for reveals made
+    # before it was recorded.
+    chars: Mapped[int | None]
 
 
 #: The ``decision`` of an event that clears a worker's answer: the pair is unanswered again.

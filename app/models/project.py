@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 
-from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint, false
+from sqlalchemy import CheckConstraint, DateTime, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.disclosure import AttributeType
@@ -38,6 +39,7 @@ class Project(Timestamped, db.Model):
     __table_args__ = (
         CheckConstraint("kappa >= 1", name="kappa_positive"),
         CheckConstraint("state IN ('importing', 'ready')", name="state_known"),
+        CheckConstraint("auto_close_days IS NULL OR auto_close_days >= 0", name="auto_close_days"),
         CheckConstraint("page_size >= 1", name="page_size_positive"),
         CheckConstraint("conflict_policy IN ('manager', 'reviewer')", name="conflict_policy_known"),
         CheckConstraint(
@@ -75,6 +77,10 @@ class Project(Timestamped, db.Model):
     import_owner: Mapped[str | None] = mapped_column(String(120))
     import_token: Mapped[str | None] = mapped_column(String(64))
     import_job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
+    # Close-out (app.projects.custody): when the identifying values and the vault rows were
+    # destroyed (None: open), and the days after completion to do it automatically (None: never).
+    closed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    auto_close_days: Mapped[int | None]
 
     owner = relationship("User")
     attributes: Mapped[list[ProjectAttribute]] = relationship(
@@ -89,6 +95,11 @@ class Project(Timestamped, db.Model):
         passive_deletes=True,
         order_by="Source.label",
     )
+
+    @property
+    def closed(self) -> bool:
+        """Whether the project was closed out: no identifying or vault value is left."""
+        return self.closed_at is not None
 
     @property
     def identifying(self) -> list[ProjectAttribute]:

@@ -131,13 +131,19 @@ def _label(project: Project) -> str:
 
 def _project_risk(project: Project, rows: list[RiskRow], project_pairs: int) -> ProjectRisk:
     top = max(rows, key=lambda r: r.kapr, default=None)
-    pooled = pooled_state(project, disclosed_only=True)
-    score = score_states(project, pooled.pairs, pooled.states, pooled.n_pairs)
+    # A closed-out project's values are destroyed: its pooled disclosure cannot be rebuilt,
+    # so its collusion KAPR is unknown (None) rather than computed from nothing.
+    pooled = None if project.closed else pooled_state(project, disclosed_only=True)
+    score = (
+        None
+        if pooled is None
+        else score_states(project, pooled.pairs, pooled.states, pooled.n_pairs)
+    )
     return ProjectRisk(
         project=_label(project),
         assignments=len(rows),
         project_pairs=project_pairs,
-        pooled_pairs=pooled.n_pairs,
+        pooled_pairs=0 if pooled is None else pooled.n_pairs,
         max_kapr=top.kapr if top else Fraction(0),
         max_budget=top.budget if top else Fraction(0),
         collusion=None if score is None else score.value,

@@ -41,6 +41,7 @@ ERROR_NAMES = {
     404: "No such resource (or one the caller may not see)",
     409: "Refused in the current state (a reveal past the budget, nothing left to reveal, a view"
     " or an answer changed elsewhere); the body carries the current state",
+    410: "The project was closed out: the values this needs were destroyed (docs/closeout.md)",
     413: "The body is larger than MAX_CONTENT_LENGTH",
     429: "Too many requests (failed tokens from this address, or this account's rate)",
 }
@@ -249,6 +250,9 @@ def _operation(op: Operation, endpoint: str, params, config) -> dict[str, Any]:
     responses: dict[str, Any] = {str(op.status): {"description": "OK", "content": ok_content}}
     codes = set(COMMON_ERRORS) | set(op.errors)
     codes |= {400} if op.body or op.query or op.upload else set()
+    # A closed-out project refuses what needs its values (app.projects.custody.gate).
+    names = {p["name"] for p in params}
+    codes |= {410} if names & {"project_id", "assignment_id"} else set()
     for code in sorted(codes):
         responses[str(code)] = {
             "description": ERROR_NAMES[code],

@@ -3,6 +3,7 @@
 from app.projects.exports.formats import neutralize
 from app.projects.exports.service import (
     KINDS,
+    VALUE_KINDS,
     ExportOptionError,
     ExportOptions,
     ExportRefused,
@@ -14,6 +15,7 @@ from app.projects.exports.service import (
 
 __all__ = [
     "KINDS",
+    "VALUE_KINDS",
     "ExportOptionError",
     "ExportOptions",
     "ExportRefused",

@@ -35,6 +35,7 @@ from app.projects.reading.pairfile import PairFile
 
 __all__ = [
     "KINDS",
+    "VALUE_KINDS",
     "ExportOptionError",
     "ExportOptions",
     "ExportRefused",
@@ -49,6 +50,8 @@ KINDS = (
     "linkage",
 )  # fmt: skip
 _JSON_KINDS = ("recordlinkage",)
+#: Exports that read record values (vault or identifying): none once a project is closed out.
+VALUE_KINDS = ("linked", "legacy")
 #: The ``?purpose=`` of the label exports (every purpose a reviewer may get).
 LABEL_PURPOSES = tuple(p.value for p in REVIEWED)
 SCORES = ("binary", "confidence")
@@ -118,6 +121,11 @@ def export_csv(project: Project, kind: str, options: ExportOptions | None = None
         raise ExportRefused(f"unknown export {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
         raise ExportRefused("the MINDFIRL legacy layout exists for pair-file projects only")
+    if kind in VALUE_KINDS and project.closed:
+        raise ExportRefused(
+            f"the {kind} export carries record values, destroyed when the project was closed "
+            "out; its hash is in the close-out record"
+        )
     out = io.StringIO()
     if kind in ("labels", "splink", "splink_matches", "recordlinkage", "legacy"):
         by_pair = outcomes(project.id)

@@ -20,7 +20,17 @@ from flask import current_app
 
 from app.models import ProjectKind
 
-__all__ = ["FILES", "Staged", "UploadError", "discard", "load", "stage", "stage_one", "sweep"]
+__all__ = [
+    "FILES",
+    "Staged",
+    "UploadError",
+    "discard",
+    "discard_project_uploads",
+    "load",
+    "stage",
+    "stage_one",
+    "sweep",
+]
 
 #: The files each kind of project takes: (label, required, description).
 _FREQ = ("freq", False, "Name frequencies")
@@ -160,3 +170,23 @@ def load(token: str, owner_id: int, kind: str | None = None) -> Staged:
 def discard(staged: Staged) -> None:
     """Delete the staged files (after a successful import, or when abandoned)."""
     shutil.rmtree(staged.directory, ignore_errors=True)
+
+
+def discard_project_uploads(project_id: int, token: str | None = None) -> int:
+    """Delete every staged upload of ``project_id`` (a file staged on one of its pages, or
+    its import's upload ``token``); return how many (a project's close-out)."""
+    root, removed = _root(), 0
+    if not root.is_dir():
+        return 0
+    for directory in root.iterdir():
+        if not directory.is_dir() or not _TOKEN.match(directory.name):
+            continue
+        meta = directory / "meta.json"
+        try:
+            owner = json.loads(meta.read_text(encoding="utf-8")).get("project_id")
+        except (OSError, ValueError, AttributeError):
+            owner = None
+        if owner == project_id or (token is not None and directory.name == token):
+            shutil.rmtree(directory, ignore_errors=True)
+            removed += 1
+    return removed

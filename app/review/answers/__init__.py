@@ -21,6 +21,7 @@ from app.review.answers.save import (
     CONFIDENCES,
     DECISIONS,
     AnswerChanged,
+    AnswersClosed,
     DecisionError,
     NotInAssignment,
     SavedAnswer,
@@ -31,6 +32,7 @@ from app.review.answers.save import (
 
 __all__ = [
     "ANY_VERSION",
+    "AnswersClosed",
     "CONFIDENCES",
     "DECISIONS",
     "AnswerChanged",

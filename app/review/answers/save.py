@@ -31,6 +31,10 @@ class DecisionError(ValueError):
     """A user-facing reason an answer or a page is refused (HTTP 400)."""
 
 
+class AnswersClosed(Exception):
+    """The assignment's project was closed out (docs/closeout.md)."""
+
+
 class NotInAssignment(LookupError):
     """The pair or page is not part of the assignment (HTTP 404)."""
 
@@ -100,9 +104,13 @@ def save_answer(
     found = _rows(connection, _OWNER, {"assignment_id": assignment_id, "pair_id": pair_id})
     if not found:
         raise NotInAssignment("no such assignment")
-    worker_id, allow_unsure, in_assignment, newest = found[0]
+    worker_id, allow_unsure, closed_at, in_assignment, newest = found[0]
     if worker_id != by.id:
         raise PermissionError("this assignment belongs to another worker")
+    if closed_at is not None:  # read with the owner: a closed project costs no query
+        raise AnswersClosed(
+            "this project was closed out: its decisions are final and no answer is taken"
+        )
     check_answer(decision, confidence, bool(allow_unsure))
     if not in_assignment:
         raise NotInAssignment("this pair is not part of the assignment")
@@ -170,6 +178,7 @@ _OWNER = (
     select(
         Assignment.worker_id,
         Project.allow_unsure,
+        Project.closed_at,
         exists().where(
             AssignmentPair.assignment_id == Assignment.id,
             AssignmentPair.pair_id == bindparam("pair_id"),

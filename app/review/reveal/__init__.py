@@ -4,6 +4,7 @@ from app.review.reveal.refusals import (
     BudgetExceeded,
     NothingToReveal,
     NotInAssignment,
+    ProjectClosed,
     RevealRefused,
     StaleView,
 )
@@ -11,6 +12,7 @@ from app.review.reveal.service import RevealResult, reveal_cell
 
 __all__ = [
     "BudgetExceeded",
+    "ProjectClosed",
     "NotInAssignment",
     "NothingToReveal",
     "RevealRefused",

@@ -67,6 +67,7 @@ _EVENT = {
     "kapr_before_exact": _p("before_exact", String),
     "kapr_after_exact": _p("kapr_exact", String),
     "kapr_after": _p("kapr", Float),
+    "chars": _p("gained", Integer),
 }
 _CELL_KEY = ["assignment_id", "pair_id", "row", "attribute_id"]
 

@@ -46,6 +46,7 @@ _READ = (
         CellState.row,
         CellState.attribute_id,
         CellState.level,
+        Project.closed_at,
     )
     .select_from(Assignment)
     .join(

@@ -28,6 +28,13 @@ class StaleView(RevealRefused):
     error = "stale"
 
 
+class ProjectClosed(RevealRefused):
+    """The project was closed out: its values are destroyed (docs/closeout.md)."""
+
+    code = 410
+    error = "gone"
+
+
 class NotInAssignment(RevealRefused):
     code = 404
     error = "not_found"

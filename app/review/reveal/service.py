@@ -35,9 +35,19 @@ from app.review.grid import SIDE_NAMES, PairState, project_schema, source_indexe
 from app.review.meters import meters
 from app.review.reveal.charge import charge
 from app.review.reveal.read import read_pair
-from app.review.reveal.refusals import BudgetExceeded, NothingToReveal, NotInAssignment, StaleView
+from app.review.reveal.refusals import (
+    BudgetExceeded,
+    NothingToReveal,
+    NotInAssignment,
+    ProjectClosed,
+    StaleView,
+)
 
 OPTIMISTIC_TRIES = 3
+CLOSED = (
+    "this project was closed out: its identifying values were destroyed, so nothing can be "
+    "revealed or answered"
+)
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,8 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
     if not rows:
         _explain_missing(connection, assignment_id, user_id)
     first = rows[0]
+    if first.closed_at is not None:  # read with the rest: a closed project costs no query
+        raise ProjectClosed(CLOSED)
     schema = project_schema(first.id, first.created_at)
     target = schema.by_name.get(attribute)
     if target is None:

@@ -1,0 +1,245 @@
+"""Close out a finished project: final exports hashed, identifying values and vault destroyed.
+
+What goes: every record's identifying values (the record keeps its pseudonym, source and
+record id), the project's vault rows (sensitive values), its name counts (names from the
+upload), its scored pairs' files and any staged upload of it on disk. What stays: the
+pseudonyms, pairs, decisions, resolutions, clusters, rounds, assignments with their KAPR, the
+reveal events (value-free) and the close-out record, which says who closed the project, when,
+what was destroyed and the SHA-256 of each final export as produced just before.
+
+The two databases commit one after the other, not atomically: :func:`finish_destruction`
+(run by ``flask projects close-due``) deletes vault rows any closed project still has.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import logging
+import zipfile
+from pathlib import Path
+
+from sqlalchemy import delete, func, select, update
+
+from app.extensions import db
+from app.jobs import ACTIVE
+from app.models import (
+    CloseOut,
+    Job,
+    NameFrequency,
+    Pair,
+    Project,
+    ProjectKind,
+    Record,
+    ScoringModel,
+    User,
+    VaultRecord,
+)
+from app.models.base import utcnow
+from app.projects.exports import KINDS, ExportRefused, export_csv, export_filename
+from app.projects.importing.uploads import discard_project_uploads
+from app.projects.progress.finals import final_columns
+
+__all__ = [
+    "SUMS",
+    "CloseOutRefused",
+    "close_project",
+    "completed_at",
+    "digest",
+    "export_hashes",
+    "final_archive",
+    "final_exports",
+    "finish_destruction",
+    "unsettled_pairs",
+    "write_exports",
+]
+
+log = logging.getLogger(__name__)
+
+#: The manifest of the final exports: ``<sha256>  <file name>`` per line, as ``sha256sum``.
+SUMS = "SHA256SUMS"
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # zip entries' fixed time: the same exports, the same archive
+
+
+class CloseOutRefused(ValueError):
+    """The project cannot be closed now; the message says why (never a value)."""
+
+
+def unsettled_pairs(project: Project) -> int:
+    """Pairs without a final decision (people's or the model's)."""
+    finals = final_columns(project.id)
+    return db.session.scalar(
+        select(func.count())
+        .select_from(finals.joined)
+        .where(Pair.project_id == project.id, finals.decision.is_(None))
+    )
+
+
+def final_exports(project: Project) -> dict[str, bytes]:
+    """Every export that applies to ``project``, as the downloads give them: name → bytes."""
+    files = {}
+    for kind in KINDS:
+        if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
+            continue
+        try:
+            files[export_filename(project, kind)] = export_csv(project, kind).encode("utf-8")
+        except ExportRefused:
+            continue
+    return files
+
+
+def export_hashes(files: dict[str, bytes]) -> dict[str, dict]:
+    """``name → {"sha256", "bytes"}`` of the exports."""
+    return {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        for name, data in sorted(files.items())
+    }
+
+
+def _sums(hashes: dict[str, dict]) -> str:
+    return "".join(f"{h['sha256']}  {name}\n" for name, h in sorted(hashes.items()))
+
+
+def digest(hashes: dict[str, dict]) -> str:
+    """One SHA-256 over all exports' hashes (of the :data:`SUMS` manifest's text)."""
+    return hashlib.sha256(_sums(hashes).encode("utf-8")).hexdigest()
+
+
+def final_archive(files: dict[str, bytes]) -> bytes:
+    """The exports and their :data:`SUMS` manifest as a zip (the same files, the same bytes)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in [*sorted(files.items()), (SUMS, _sums(export_hashes(files)).encode())]:
+            archive.writestr(zipfile.ZipInfo(name, _EPOCH), data)
+    return out.getvalue()
+
+
+def write_exports(files: dict[str, bytes], directory: Path) -> Path:
+    """Write the exports and their manifest into ``directory`` (made if missing)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (directory / name).write_bytes(data)
+    (directory / SUMS).write_text(_sums(export_hashes(files)), encoding="utf-8")
+    return directory
+
+
+def close_project(
+    project: Project,
+    by: User | None,
+    *,
+    expected: str | None = None,
+    files: dict[str, bytes] | None = None,
+) -> CloseOut:
+    """Close ``project`` out (see the module), or raise :class:`CloseOutRefused` and change
+    nothing. ``expected``: the :func:`digest` of the exports the custodian took; refused if
+    the exports produced now differ (the project changed since). ``by`` None: automatic.
+    The caller commits."""
+    if project.closed:
+        raise CloseOutRefused("this project is closed out already")
+    open_pairs = unsettled_pairs(project)
+    if open_pairs:
+        raise CloseOutRefused(
+            f"{open_pairs:,} pair(s) have no final decision yet: settle every pair "
+            "(answers, conflicts) before closing the project"
+        )
+    if _running_jobs(project):
+        raise CloseOutRefused("a scoring job of this project is still running: wait for it")
+    files = final_exports(project) if files is None else files
+    hashes = export_hashes(files)
+    if expected is not None and expected != digest(hashes):
+        raise CloseOutRefused(
+            "the exports changed since they were downloaded (the project changed): "
+            "download the final exports again, then close"
+        )
+    destroyed = _destroy(project)
+    project.closed_at = utcnow()
+    project.records_version += 1  # caches of the records' values are stale
+    row = CloseOut(
+        project_id=project.id,
+        closed_by=by.id if by is not None else None,
+        at=project.closed_at,
+        automatic=by is None,
+        destroyed=destroyed,
+        exports=hashes,
+    )
+    db.session.add(row)
+    db.session.flush()
+    log.info("project %s closed out (%s)", project.id, "automatic" if by is None else by.id)
+    return row
+
+
+def _running_jobs(project: Project) -> bool:
+    jobs = select(ScoringModel.run_job_id).where(ScoringModel.project_id == project.id)
+    trained = select(ScoringModel.job_id).where(ScoringModel.project_id == project.id)
+    query = select(func.count(Job.id)).where(
+        Job.status.in_(ACTIVE), Job.id.in_(jobs.union(trained))
+    )
+    return bool(db.session.scalar(query))
+
+
+def _destroy(project: Project) -> dict[str, int]:
+    """Delete the project's values; return how many of each kind went."""
+    from app.projects.scoring.service import remove_project_files
+
+    pid = project.id
+    for model in (Record, VaultRecord):  # one connection per database bind
+        connection = db.session.connection(bind_arguments={"mapper": model})
+        if connection.dialect.name == "sqlite":
+            # Overwrite what is deleted or replaced with zeros rather than leave it readable
+            # in the file's free pages (the default of some SQLite builds, not of all).
+            connection.exec_driver_sql("PRAGMA secure_delete = ON")
+    records = db.session.execute(
+        update(Record).where(Record.project_id == pid).values(values={})
+    ).rowcount
+    vault = db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == pid)).rowcount
+    names = db.session.execute(
+        delete(NameFrequency).where(NameFrequency.project_id == pid)
+    ).rowcount
+    predictions = db.session.execute(
+        update(ScoringModel)
+        .where(ScoringModel.project_id == pid, ScoringModel.predictions.is_not(None))
+        .values(predictions=None)
+    ).rowcount
+    remove_project_files(pid)
+    uploads = discard_project_uploads(pid, project.import_token)
+    return {
+        "records_identifying_values": records,
+        "vault_rows": vault,
+        "name_frequencies": names,
+        "prediction_files": predictions,
+        "staged_uploads": uploads,
+    }
+
+
+def finish_destruction() -> int:
+    """Delete vault rows left by closed projects (a vault commit that failed); how many."""
+    closed = list(db.session.scalars(select(Project.id).where(Project.closed_at.is_not(None))))
+    if not closed:
+        return 0
+    return db.session.execute(
+        delete(VaultRecord).where(VaultRecord.project_id.in_(closed))
+    ).rowcount
+
+
+def completed_at(project: Project) -> dt.datetime | None:
+    """When the project's last pair was settled (its newest decision, resolution or round);
+    None while a pair is unsettled."""
+    from app.models import Assignment, ConflictResolution, DecisionEvent, Round
+
+    if unsettled_pairs(project):
+        return None
+    assignments = select(Assignment.id).where(Assignment.project_id == project.id)
+    pairs = select(Pair.id).where(Pair.project_id == project.id)
+    times = [
+        db.session.scalar(
+            select(func.max(DecisionEvent.at)).where(DecisionEvent.assignment_id.in_(assignments))
+        ),
+        db.session.scalar(
+            select(func.max(ConflictResolution.at)).where(ConflictResolution.pair_id.in_(pairs))
+        ),
+        db.session.scalar(select(func.max(Round.at)).where(Round.project_id == project.id)),
+        project.created_at,
+    ]
+    known = [t if t.tzinfo else t.replace(tzinfo=dt.UTC) for t in times if t is not None]
+    return max(known)

@@ -1,0 +1,90 @@
+"""The close-out page: the final exports to take, then close (or automatically later)."""
+
+from __future__ import annotations
+
+from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from app.auth.decorators import roles_required
+from app.extensions import db
+from app.models import CloseOut, User
+from app.projects.custody import (
+    CloseOutRefused,
+    close_project,
+    completed_at,
+    digest,
+    export_hashes,
+    final_archive,
+    final_exports,
+    set_auto_close,
+    unsettled_pairs,
+)
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
+from app.projects.views.blueprint import bp
+
+
+@bp.route("/<int:project_id>/closeout")
+@roles_required(*MANAGERS)
+def closeout(project_id: int):
+    """The close-out record of a closed project; else what closing would record."""
+    project = owned_project(project_id)
+    if project.closed:
+        row = db.session.query(CloseOut).filter_by(project_id=project.id).one()
+        by = db.session.get(User, row.closed_by) if row.closed_by else None
+        return render_template("projects/closeout.html", project=project, row=row, by=by)
+    open_pairs = unsettled_pairs(project)
+    hashes = export_hashes(final_exports(project)) if not open_pairs else {}
+    return render_template(
+        "projects/closeout.html", project=project, row=None, open_pairs=open_pairs,
+        hashes=hashes, digest=digest(hashes) if hashes else "", done=completed_at(project),
+    )  # fmt: skip
+
+
+@bp.route("/<int:project_id>/closeout/exports.zip")
+@roles_required("manager")
+def closeout_exports(project_id: int):
+    """The final exports and their SHA-256 manifest, as one zip (the owner's only)."""
+    project = changeable_project(project_id)
+    name = f"project-{project.id}-final-exports.zip"
+    return Response(
+        final_archive(final_exports(project)),
+        mimetype="application/zip",
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+@bp.post("/<int:project_id>/closeout")
+@roles_required("manager")
+def closeout_confirm(project_id: int):
+    """Close the project if the exports are still those downloaded (``digest``)."""
+    project = changeable_project(project_id)
+    if request.form.get("confirm") != "yes":
+        flash("Tick the box to confirm you have stored the final exports.", "error")
+        return redirect(url_for("projects.closeout", project_id=project.id))
+    try:
+        close_project(project, current_user, expected=request.form.get("digest", ""))
+    except CloseOutRefused as exc:
+        db.session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("projects.closeout", project_id=project.id))
+    db.session.commit()
+    flash("The project is closed out: its identifying and vault values are destroyed.", "info")
+    return redirect(url_for("projects.closeout", project_id=project.id))
+
+
+@bp.post("/<int:project_id>/closeout/auto")
+@roles_required("manager")
+def closeout_auto(project_id: int):
+    """Close automatically N days after completion (empty: never)."""
+    project = changeable_project(project_id)
+    raw = request.form.get("days", "").strip()
+    try:
+        set_auto_close(project, int(raw) if raw else None)
+    except ValueError:
+        abort(400, "the days after completion are a whole number from 0, or empty for never")
+    db.session.commit()
+    flash("Automatic close-out " + (f"{raw} day(s) after completion." if raw else "off."), "info")
+    return redirect(url_for("projects.closeout", project_id=project.id))
