@@ -1,7 +1,6 @@
 """Typed SQLAlchemy models, one module per aggregate."""
 
 from app.models.assignment import Assignment, AssignmentPair, CellState
-from app.models.closeout import CloseOut
 from app.models.events import CLEARED, DecisionEvent, RevealEvent, current_answer_ids
 from app.models.job import Job
 from app.models.manage import (
@@ -21,7 +20,7 @@ from app.models.project import (
     Source,
 )
 from app.models.record import Record, VaultRecord
-from app.models.release import ReleaseConfirmation, ReleasePolicy
+from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy
 from app.models.round import Round
 from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
