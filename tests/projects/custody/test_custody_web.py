@@ -236,6 +236,7 @@ def test_no_route_of_a_closed_project_answers_500(app, client, done):
         "ext": "csv",
         "chart": "rows",
         "page": 1,
+        "fmt": "json",
     }
     rules = [
         r for r in app.url_map.iter_rules() if {"project_id", "assignment_id"} & set(r.arguments)
