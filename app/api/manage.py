@@ -22,7 +22,12 @@ from app.projects.release import (
     release_risk_of_project,
 )
 from app.projects.staffing import AssignmentError, change_budget
-from app.projects.views.access import MANAGERS, export_download, owned_project
+from app.projects.views.access import (
+    MANAGERS,
+    changeable_project,
+    export_download,
+    owned_project,
+)
 
 
 @bp.get("/projects/<int:project_id>/export/<kind>")
@@ -37,7 +42,7 @@ def export_view(project_id: int, kind: str):
 @documented("Preview or create pairs by blocking", body=schemas.blocking, ok=schemas.BLOCKING)
 def blocking_view(project_id: int):
     """``{"rules": [...], "create": false}``: the counts, or (``create``) make the pairs."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     body = json_body()
     try:
         preview = preview_blocking(project, body.get("rules"))
@@ -59,7 +64,7 @@ def blocking_view(project_id: int):
 @documented("Change a worker's budget", body=schemas.BUDGET_BODY, ok=schemas.BUDGET_CHANGED)
 def budget_view(project_id: int, assignment_id: int):
     """``{"budget": 0.3}``: change a worker's KAPR budget (recorded)."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     assignment = db.session.get(Assignment, assignment_id)
     if assignment is None or assignment.project_id != project.id:
         abort(404, "no such assignment in this project")
