@@ -58,7 +58,9 @@ LOGIN_LIMIT_PER_ADDRESS = "10 per minute; 100 per hour"
 # Failed logins per account name (existing or not). Past it the account is not locked: only
 # addresses that failed on it must wait, so strangers cannot lock the owner out.
 LOGIN_LIMIT_PER_ACCOUNT = "20 per minute; 200 per hour"
-# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning).
+# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning). Past it
+# only failing tokens get 429: valid tokens from the same address are still served.
 TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"
-# Requests per account with a valid token (generous: a worker's script may reveal quickly).
-TOKEN_LIMIT_PER_ACCOUNT = "6000 per minute"
+# Requests per signed-in account, browser session and bearer token alike (generous: a
+# worker's script may reveal quickly).
+REQUEST_LIMIT_PER_ACCOUNT = "6000 per minute"

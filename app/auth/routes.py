@@ -52,17 +52,18 @@ def check_csrf() -> None:
     """
     bearer = request.headers.get("Authorization", "").startswith("Bearer ")
     if bearer:
-        # Throttle token use: failures per address, use per account (app.auth.throttle).
-        if throttle.token_address_blocked():
-            abort(429, "too many failed tokens from this address; wait a minute")
         user = load_user_from_token(request)
         if user is None:
-            throttle.token_failed()
+            # Only failing tokens are throttled per address, never the valid ones from it.
+            if not throttle.token_failure_allowed():
+                abort(429, "too many failed tokens from this address; wait a minute")
             # An invalid token must not fall back to the session cookie.
             abort(401)
         login_manager._update_request_context_with_user(user)
-        if not throttle.token_use_allowed(user.id):
-            abort(429, "too many requests for this account; slow down")
+    # One count per account, session or token alike (app.auth.throttle).
+    signed_in = request.endpoint not in (None, "static") and current_user.is_authenticated
+    if signed_in and not throttle.account_request_allowed(current_user.id):
+        abort(429, "too many requests for this account; slow down")
     if request.method in ("GET", "HEAD", "OPTIONS") or bearer:
         return
     if current_app.config.get("WTF_CSRF_ENABLED", True):

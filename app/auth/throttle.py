@@ -8,8 +8,14 @@
   owner out; addresses that did fail on it are refused until the window passes. A guesser
   spread over many addresses gets one try per address per window once the account limit is
   reached.
-- Failed bearer tokens count against the address (``TOKEN_FAILURE_LIMIT_PER_ADDRESS``);
-  token use counts against the account (``TOKEN_LIMIT_PER_ACCOUNT``).
+- Every request of a signed-in account counts against the account
+  (``REQUEST_LIMIT_PER_ACCOUNT``), whether it comes with a browser session or a bearer token:
+  one count per account, so a browser cannot reveal faster than a script.
+- Failed bearer tokens count against the address (``TOKEN_FAILURE_LIMIT_PER_ADDRESS``), and
+  past the limit only the *failing* requests are refused (429 instead of 401): a valid token
+  is always checked and served, so one scanner behind a NAT or a proxy cannot lock out the
+  other users of its address. Tokens are 32 random bytes, so the answer a scanner sees
+  (200 or 429) gives it nothing to guess with; the limit keeps its requests cheap and visible.
 
 Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` counts per process; with several
 processes (gunicorn) use a shared store such as ``redis://127.0.0.1:6379``. Behind a proxy
@@ -29,7 +35,7 @@ DEFAULTS = {
     "LOGIN_LIMIT_PER_ADDRESS": "10 per minute; 100 per hour",
     "LOGIN_LIMIT_PER_ACCOUNT": "20 per minute; 200 per hour",
     "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "30 per minute",
-    "TOKEN_LIMIT_PER_ACCOUNT": "6000 per minute",
+    "REQUEST_LIMIT_PER_ACCOUNT": "6000 per minute",
 }
 
 
@@ -105,13 +111,11 @@ def login_failed(username: str) -> None:
     _hit("LOGIN_LIMIT_PER_ACCOUNT", account, get_remote_address())
 
 
-def token_address_blocked() -> bool:
-    return _exhausted("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
+def token_failure_allowed() -> bool:
+    """Count a failed token against this address; False once the address is past its limit."""
+    return _hit("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
 
 
-def token_failed() -> None:
-    _hit("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
-
-
-def token_use_allowed(user_id: int) -> bool:
-    return _hit("TOKEN_LIMIT_PER_ACCOUNT", str(user_id))
+def account_request_allowed(user_id: int) -> bool:
+    """Count a request of account ``user_id`` (session or token); False past its limit."""
+    return _hit("REQUEST_LIMIT_PER_ACCOUNT", str(user_id))

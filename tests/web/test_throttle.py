@@ -21,7 +21,7 @@ def app_overrides():
         "LOGIN_LIMIT_PER_ADDRESS": "6 per minute",
         "LOGIN_LIMIT_PER_ACCOUNT": "3 per minute",
         "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "4 per minute",
-        "TOKEN_LIMIT_PER_ACCOUNT": "5 per minute",
+        "REQUEST_LIMIT_PER_ACCOUNT": "5 per minute",
     }
 
 
@@ -103,22 +103,27 @@ def test_failures_are_counted_with_one_atomic_update(app, client, users):
     assert len(updates) == 1 and "failed_logins + " in updates[0].replace("users.", "")
 
 
-def test_failed_tokens_are_throttled_per_address(client, users, app):
-    for _ in range(4):
-        response = client.get("/api/v1/me", headers={"Authorization": "Bearer nope"})
-        assert response.status_code == 401
+def _token(app, username="wes"):
     with app.app_context():
-        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
-    good = {"Authorization": f"Bearer {token}"}
-    assert client.get("/api/v1/me", headers=good).status_code == 429
+        return make_token(db.session.scalar(sa.select(User).filter_by(username=username)))
+
+
+def test_failed_tokens_are_throttled_per_address_but_never_lock_out_valid_ones(client, users, app):
+    """A scanner behind a NAT is refused; the valid token users at its address are not."""
+    bogus = {"Authorization": "Bearer nope"}
+    assert [client.get("/api/v1/me", headers=bogus).status_code for _ in range(5)] == [401] * 4 + [
+        429
+    ]
+    good = {"Authorization": f"Bearer {_token(app)}"}
+    assert client.get("/api/v1/me", headers=good).status_code == 200
+    assert client.get("/api/v1/me", headers=bogus).status_code == 429  # still refused
+    assert client.get("/api/v1/me", headers=good).status_code == 200
     other = {"REMOTE_ADDR": "10.9.9.9"}
-    assert client.get("/api/v1/me", headers=good, environ_base=other).status_code == 200
+    assert client.get("/api/v1/me", headers=bogus, environ_base=other).status_code == 401
 
 
 def test_token_use_is_limited_per_account(client, users, app):
-    with app.app_context():
-        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {_token(app)}"}
     codes = [
         client.get(
             "/api/v1/me", headers=headers, environ_base={"REMOTE_ADDR": f"10.1.0.{n}"}
@@ -126,6 +131,28 @@ def test_token_use_is_limited_per_account(client, users, app):
         for n in range(6)
     ]
     assert codes == [200] * 5 + [429]
+
+
+def test_browser_sessions_are_limited_per_account_like_tokens(app, users):
+    browser = app.test_client()
+    assert login(browser, "wes").status_code == 302  # the login itself is not signed in yet
+    codes = [browser.get("/review/").status_code for _ in range(6)]
+    assert codes == [200] * 5 + [429]
+    # another account is not slowed down by wes
+    other = app.test_client()
+    login(other, "mia")
+    assert other.get("/projects/").status_code == 200
+
+
+def test_sessions_and_tokens_of_one_account_share_one_count(app, users):
+    browser = app.test_client()
+    login(browser, "wes")
+    headers = {"Authorization": f"Bearer {_token(app)}"}
+    script = app.test_client()
+    codes = [browser.get("/review/").status_code for _ in range(3)]
+    codes += [script.get("/api/v1/me", headers=headers).status_code for _ in range(3)]
+    assert codes == [200] * 5 + [429]
+    assert browser.get("/review/").status_code == 429
 
 
 def _redis_up() -> bool:
