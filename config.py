@@ -14,6 +14,11 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
+# Session cookies only over HTTPS (the README's gunicorn command, behind TLS). `make run`
+# serves plain HTTP on 127.0.0.1 and turns them off (FLASK_SESSION_COOKIE_SECURE=false), as
+# the tests do; nothing else should.
+SESSION_COOKIE_SECURE = True
+REMEMBER_COOKIE_SECURE = True
 # Database connections each process keeps open (PostgreSQL; SQLite keeps its own pool). At
 # least gunicorn's --threads: a busy worker otherwise closes the connections past the pool
 # after every request and opens new ones (a server process forked per request).
