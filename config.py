@@ -69,3 +69,7 @@ TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"
 # Requests per signed-in account, browser session and bearer token alike (generous: a
 # worker's script may reveal quickly).
 REQUEST_LIMIT_PER_ACCOUNT = "6000 per minute"
+# Reveals of one account in progress at once in one server process; one more gets 429 at once
+# (0: no bound). Its reveals are charged one after the other anyway; the bound keeps one
+# script's burst from holding every thread while other workers' reveals wait behind it.
+REVEALS_IN_FLIGHT_PER_ACCOUNT = 2

@@ -13,7 +13,8 @@ each bounded in time (``--seconds``) and count (``--max-reveals``):
 1. **mixed**: every worker reveals cells (``--per-worker`` callers each), together at an
    offered ``--rate`` (default 300 reveals/s; 0: back to back, the saturation throughput),
    and answers a pair every ``--decide-every`` reveals;
-2. **burst**: one worker fires 32 concurrent reveals on its one assignment, again and again.
+2. **burst**: one worker fires 32 concurrent reveals on its one assignment, again and again
+   (those past the account's ``REVEALS_IN_FLIGHT_PER_ACCOUNT`` get 429 and are sent again).
 
 Throughout, the bystander (another worker, its own assignment) reveals one cell every 20 ms;
 its p50/p99 in each phase are printed with their ratio to phase 0's. Targets (issue 28): the
@@ -138,6 +139,8 @@ class Phase:
             self.answered[key] = self.answered.get(key, 0) + 1
             if answer["cell"]["next_level"]:
                 worker["cells"].append(cell)  # reveal it further later
+        elif status == 429:  # the account's reveals in flight are bounded: again later
+            worker["cells"].insert(0, cell)
         return status
 
 

@@ -9,10 +9,10 @@ import pytest
 import sqlalchemy as sa
 
 from app import create_app
-from app.auth import services
+from app.auth import services, throttle
 from app.extensions import db
 from app.models import User
-from tests.factories import PASSWORD, make_token, make_user
+from tests.factories import PASSWORD, make_assignment, make_token, make_user, paper_project
 
 
 @pytest.fixture
@@ -201,3 +201,47 @@ def test_a_session_cookie_stops_working_after_logout(client, users):
     client.set_cookie("session", cookie)  # a copy of the cookie from before the logout
     response = client.get("/review/")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def _first_cells(client, headers, assignment_id, n=2):
+    page = client.get(f"/api/v1/assignments/{assignment_id}", headers=headers).get_json()
+    cells = [
+        {"pair_id": pair["id"], "row": row["row"], "attribute": name}
+        for pair in page["pairs"]
+        for row in pair["rows"]
+        for name, cell in row["cells"].items()
+        if cell["next_level"]
+    ]
+    return cells[:n]
+
+
+@pytest.mark.parametrize("app_overrides", [{"REVEALS_IN_FLIGHT_PER_ACCOUNT": 1}])
+def test_one_accounts_reveals_in_flight_are_bounded_not_the_others(app, client, users):
+    """A burst of one worker's reveals cannot hold the server while others wait."""
+    with app.app_context():
+        mia = db.session.scalar(sa.select(User).filter_by(username="mia"))
+        wes = db.session.scalar(sa.select(User).filter_by(username="wes"))
+        wen = make_user("wen", "worker")
+        project = paper_project(mia)
+        mine, theirs = make_assignment(project, wes), make_assignment(project, wen)
+        ids = (wes.id, mine.id, theirs.id)
+        headers = (
+            {"Authorization": f"Bearer {make_token(wes)}"},
+            {"Authorization": f"Bearer {make_token(wen)}"},
+        )
+    wes_id, mine, theirs = ids
+    (first, second), (other,) = (
+        _first_cells(client, headers[0], mine),
+        _first_cells(client, headers[1], theirs, 1),
+    )
+    with app.app_context(), throttle.reveal_in_flight(wes_id):  # one of wes's in progress
+        busy = client.post(f"/api/v1/assignments/{mine}/reveal", json=first, headers=headers[0])
+        assert busy.status_code == 429 and "one at a time" in busy.get_json()["message"]
+        other_worker = client.post(
+            f"/api/v1/assignments/{theirs}/reveal", json=other, headers=headers[1]
+        )
+        assert other_worker.status_code == 200
+    done = client.post(f"/api/v1/assignments/{mine}/reveal", json=first, headers=headers[0])
+    assert done.status_code == 200
+    again = client.post(f"/api/v1/assignments/{mine}/reveal", json=second, headers=headers[0])
+    assert again.status_code == 200  # the turn was given back

@@ -44,8 +44,8 @@ ERROR_NAMES = {
     " or an answer changed elsewhere); the body carries the current state",
     410: "The project was closed out: the values this needs were destroyed (docs/closeout.md)",
     413: "The body is larger than MAX_CONTENT_LENGTH",
-    429: "Too many requests (a failing token from an address past its failure limit, or this"
-    " account's rate over its sessions and tokens)",
+    429: "Too many requests (a failing token from an address past its failure limit, this"
+    " account's rate over its sessions and tokens, or its reveals in progress)",
 }
 COMMON_ERRORS = (401, 403, 404, 413, 429)
 UNSAFE = ("post", "put", "patch", "delete")  # a session's request needs its CSRF token
