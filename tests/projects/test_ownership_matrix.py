@@ -37,6 +37,7 @@ ROUTES = [
      {"pair": "4", "decision": "different"}, True),
     ("browser", "change", "POST", f"/projects/{P}/show-scores", {"show_scores": "on"}, True),
     ("browser", "change", "GET", f"/projects/{P}/export/linked", None, False),
+    ("browser", "change", "GET", f"/projects/{P}/release-risk", None, False),
     ("browser", "read", "GET", f"/projects/{P}/progress", None, False),
     ("browser", "read", "GET", f"/projects/{P}/conflicts", None, False),
     ("api", "change", "POST", f"/api/v1/projects/{P}/assignments",
@@ -51,6 +52,7 @@ ROUTES = [
      {"pairs": [4], "decision": "different"}, True),
     ("api", "change", "POST", f"/api/v1/projects/{P}/settings", {"show_scores": True}, True),
     ("api", "change", "GET", f"/api/v1/projects/{P}/export/linked", None, False),
+    ("api", "change", "GET", f"/api/v1/projects/{P}/release-risk", None, False),
     ("api", "read", "GET", f"/api/v1/projects/{P}/progress", None, False),
     ("api", "read", "GET", f"/api/v1/projects/{P}/conflicts", None, False),
 ]  # fmt: skip
