@@ -25,7 +25,7 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt requirements-spark.txt | $(B
 run: $(VENV)/.runtime
 	@$(FLASK) demo --if-empty
 	@echo "Serving http://$(HOST):$(PORT)  (Ctrl-C stops)"
-	$(FLASK) run --host $(HOST) --port $(PORT)
+	FLASK_SESSION_COOKIE_SECURE=false $(FLASK) run --host $(HOST) --port $(PORT)
 
 chromium:
 	@if [ ! -x /usr/bin/chromium ]; then \

@@ -14,6 +14,11 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
+# Session cookies only over HTTPS (the README's gunicorn command, behind TLS). `make run`
+# serves plain HTTP on 127.0.0.1 and turns them off (FLASK_SESSION_COOKIE_SECURE=false), as
+# the tests do; nothing else should.
+SESSION_COOKIE_SECURE = True
+REMEMBER_COOKIE_SECURE = True
 # Database connections each process keeps open (PostgreSQL; SQLite keeps its own pool). At
 # least gunicorn's --threads: a busy worker otherwise closes the connections past the pool
 # after every request and opens new ones (a server process forked per request).
@@ -58,7 +63,13 @@ LOGIN_LIMIT_PER_ADDRESS = "10 per minute; 100 per hour"
 # Failed logins per account name (existing or not). Past it the account is not locked: only
 # addresses that failed on it must wait, so strangers cannot lock the owner out.
 LOGIN_LIMIT_PER_ACCOUNT = "20 per minute; 200 per hour"
-# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning).
+# Failed bearer tokens per address (tokens are 32 random bytes; this stops scanning). Past it
+# only failing tokens get 429: valid tokens from the same address are still served.
 TOKEN_FAILURE_LIMIT_PER_ADDRESS = "30 per minute"
-# Requests per account with a valid token (generous: a worker's script may reveal quickly).
-TOKEN_LIMIT_PER_ACCOUNT = "6000 per minute"
+# Requests per signed-in account, browser session and bearer token alike (generous: a
+# worker's script may reveal quickly).
+REQUEST_LIMIT_PER_ACCOUNT = "6000 per minute"
+# Reveals of one account in progress at once in one server process; one more gets 429 at once
+# (0: no bound). Its reveals are charged one after the other anyway; the bound keeps one
+# script's burst from holding every thread while other workers' reveals wait behind it.
+REVEALS_IN_FLIGHT_PER_ACCOUNT = 2

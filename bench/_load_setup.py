@@ -22,16 +22,17 @@ SMALL_BUDGET = 0.02  # every fourth worker's: refusals must happen and must hold
 
 
 def make_study(spec: dict, n_workers: int, n_pairs: int) -> dict:
-    """A project, ``n_workers`` workers with disjoint assignments, a burster and a bystander."""
+    """A project, ``n_workers`` workers with disjoint assignments, a burster and a bystander
+    (``n_workers + 4`` chunks of ``n_pairs`` pairs)."""
     manager, _ = create_user("load-manager", "manager")
     project = create_project(spec, manager)
     ids = db.session.scalars(
         sa.select(Pair.id).where(Pair.project_id == project.id).order_by(Pair.id)
     ).all()
 
-    def worker(name: str, chunk: int, budget: float) -> dict:
+    def worker(name: str, chunk: int, budget: float, chunks: int = 1) -> dict:
         user, _ = create_user(name, "worker")
-        pairs = ids[chunk * n_pairs : (chunk + 1) * n_pairs]
+        pairs = ids[chunk * n_pairs : (chunk + chunks) * n_pairs]
         assignment = assign_pairs(project, user, budget, pair_ids=pairs)
         return {
             "assignment": assignment.id,
@@ -44,8 +45,9 @@ def make_study(spec: dict, n_workers: int, n_pairs: int) -> dict:
         worker(f"load-{i}", i, SMALL_BUDGET if i % 4 == 3 else 1.0) for i in range(n_workers)
     ]
     burster = worker("load-burst", n_workers, 1.0)
-    bystander, _ = create_user("load-bystander", "worker")
-    study = {"workers": workers, "burster": burster, "bystander": issue_token(bystander)}
+    # the bystander reveals through every phase: two chunks of pairs, the whole KAPR budget
+    bystander = worker("load-bystander", n_workers + 1, 1.0, chunks=2)
+    study = {"workers": workers, "burster": burster, "bystander": bystander}
     db.session.commit()
     return study
 
@@ -59,7 +61,7 @@ def audit(study: dict, results: list[dict]) -> tuple[int, int]:
     answers (decisions answered 201 against decision events).
     """
     overruns = lost = 0
-    for worker in [*study["workers"], study["burster"]]:
+    for worker in [*study["workers"], study["burster"], study["bystander"]]:
         assignment = db.session.get(Assignment, worker["assignment"])
         events = db.session.scalars(
             sa.select(RevealEvent)
@@ -75,6 +77,9 @@ def audit(study: dict, results: list[dict]) -> tuple[int, int]:
         if not chained or kapr > Fraction(repr(assignment.budget)):
             overruns += 1
         answered = sum(r["answered"].get(assignment.id, 0) for r in results)
+        answered += (
+            sum(r.get("by_answered", 0) for r in results) if worker is study["bystander"] else 0
+        )
         lost += abs(answered - len(events))
     decided = sum(r["decisions"] for r in results)
     stored = db.session.scalar(sa.select(sa.func.count()).select_from(DecisionEvent))

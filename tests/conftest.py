@@ -89,6 +89,7 @@ def app(database_config, app_overrides):
             "WTF_CSRF_ENABLED": False,
             "AUTO_UPGRADE": False,
             "LOGIN_MAX_FAILURES": 3,
+            "SESSION_COOKIE_SECURE": False,  # plain HTTP, as `make run` (config.py: on)
             **database_config,
             **app_overrides,
         }

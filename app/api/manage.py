@@ -22,7 +22,12 @@ from app.projects.release import (
     release_risk_of_project,
 )
 from app.projects.staffing import AssignmentError, change_budget
-from app.projects.views.access import MANAGERS, export_download, owned_project
+from app.projects.views.access import (
+    MANAGERS,
+    changeable_project,
+    export_download,
+    owned_project,
+)
 
 
 @bp.get("/projects/<int:project_id>/export/<kind>")
@@ -37,7 +42,7 @@ def export_view(project_id: int, kind: str):
 @documented("Preview or create pairs by blocking", body=schemas.blocking, ok=schemas.BLOCKING)
 def blocking_view(project_id: int):
     """``{"rules": [...], "create": false}``: the counts, or (``create``) make the pairs."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     body = json_body()
     try:
         preview = preview_blocking(project, body.get("rules"))
@@ -59,7 +64,7 @@ def blocking_view(project_id: int):
 @documented("Change a worker's budget", body=schemas.BUDGET_BODY, ok=schemas.BUDGET_CHANGED)
 def budget_view(project_id: int, assignment_id: int):
     """``{"budget": 0.3}``: change a worker's KAPR budget (recorded)."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     assignment = db.session.get(Assignment, assignment_id)
     if assignment is None or assignment.project_id != project.id:
         abort(404, "no such assignment in this project")
@@ -101,9 +106,7 @@ def progress_view(project_id: int):
 )
 def release_risk_view(project_id: int):
     """Like the linked export it reads, the owning manager's only (403 for an admin)."""
-    project = owned_project(project_id)
-    if current_user.role != "manager":
-        abort(403, "the release-risk check reads the linked export: the project's manager only")
+    project = changeable_project(project_id)  # reads the linked export: the owner's only
     try:
         risk = release_risk_of_project(project, ReleaseRequest.of(request.args))
     except ReleaseRequestError as exc:
@@ -121,7 +124,7 @@ def release_risk_view(project_id: int):
 )
 def confirmed_export_view(project_id: int):
     """``{"reason": "..."}``: record who takes it and why, then serve it (403 if refused)."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     gate = release_gate(project)
     if gate.open:
         return export_download(project, "linked")

@@ -28,7 +28,7 @@ from app.projects.triage import (
     read_scores,
     reblock_round,
 )
-from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
 
 BASE = "/projects/<int:project_id>"
 REFUSED = (ItemsError, TriageError, ScoredPairsError, PredictionsError)
@@ -105,7 +105,7 @@ def _sources() -> dict[str, str] | None:
 )
 def predictions_view(project_id: int):
     """The body is the file itself; ``lower``/``upper`` (and the rest) are query parameters."""
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     upload = request.files.get("file")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     if not data:
@@ -141,7 +141,7 @@ def predictions_view(project_id: int):
     status=201,
 )
 def add_round_view(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     body = json_body()
     given = [k for k in ("pairs", "blocking", "reblock") if body.get(k) is not None]
     if len(given) != 1:
@@ -192,7 +192,7 @@ def rounds_view(project_id: int):
     ok=schemas.SETTINGS_BODY,
 )
 def settings_view(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     project.show_scores = bool(json_body()["show_scores"])
     db.session.commit()
     return jsonify(show_scores=project.show_scores)

@@ -18,7 +18,7 @@ from app.projects.lifecycle.service import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
-from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.utility import truth_input
 
 PROJECTS = {
@@ -81,7 +81,7 @@ def create_project_view():
     "Assign pairs to a worker", body=schemas.assignment_spec, ok=schemas.CREATED, status=201
 )
 def create_assignment_view(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     body = json_body()
     worker = db.session.scalar(select(User).where(User.username == str(body.get("worker"))))
     if worker is None:

@@ -7,6 +7,7 @@ from flask_login import current_user
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
+from app.auth import throttle
 from app.auth.decorators import roles_required
 from app.database import reads_first
 from app.extensions import db
@@ -49,14 +50,15 @@ def reveal(assignment_id: int):
     if not (_id(pair_id) and _id(row) and isinstance(attribute, str)):
         abort(400, "pair_id and row must be integers and attribute a string")
     shown = body.get("shown_level")  # the schema allows masked, partial, full or absent
-    try:
-        result = services.reveal_cell(
-            assignment_id, pair_id, row, attribute, by=current_user, shown_level=shown
-        )
-    except services.RevealRefused as exc:
-        db.session.rollback()
-        return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
-    db.session.commit()  # the write lock ends here; the answer is built after it
+    with throttle.reveal_in_flight(current_user.id):
+        try:
+            result = services.reveal_cell(
+                assignment_id, pair_id, row, attribute, by=current_user, shown_level=shown
+            )
+        except services.RevealRefused as exc:
+            db.session.rollback()
+            return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
+        db.session.commit()  # the write lock ends here; the answer is built after it
     return jsonify(reveal_json(result))
 
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import (
+    abort,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, login_required, login_user, logout_user
 
 from app.auth import throttle
@@ -52,19 +62,22 @@ def check_csrf() -> None:
     """
     bearer = request.headers.get("Authorization", "").startswith("Bearer ")
     if bearer:
-        # Throttle token use: failures per address, use per account (app.auth.throttle).
-        if throttle.token_address_blocked():
-            abort(429, "too many failed tokens from this address; wait a minute")
         user = load_user_from_token(request)
         if user is None:
-            throttle.token_failed()
+            # Only failing tokens are throttled per address, never the valid ones from it.
+            if not throttle.token_failure_allowed():
+                abort(429, "too many failed tokens from this address; wait a minute")
             # An invalid token must not fall back to the session cookie.
             abort(401)
         login_manager._update_request_context_with_user(user)
-        if not throttle.token_use_allowed(user.id):
-            abort(429, "too many requests for this account; slow down")
+    # One count per account, session or token alike (app.auth.throttle).
+    signed_in = request.endpoint not in (None, "static") and current_user.is_authenticated
+    if signed_in and not throttle.account_request_allowed(current_user.id):
+        abort(429, "too many requests for this account; slow down")
     if request.method in ("GET", "HEAD", "OPTIONS") or bearer:
         return
+    if request.blueprint == "api" and not current_user.is_authenticated:
+        return  # nothing for a forged request to ride on: the view answers 401
     if current_app.config.get("WTF_CSRF_ENABLED", True):
         csrf.protect()
 
@@ -92,6 +105,7 @@ def login():
             flash(result.error, "error")
             return render_template("auth/login.html", form=form), 401
         login_user(result.user)
+        _new_csrf_token()  # a token seen before the login is worth nothing after it
         return redirect(_safe_next(request.args.get("next")) or url_for("auth.index"))
     return render_template("auth/login.html", form=form)
 
@@ -102,6 +116,7 @@ def logout():
     end_sessions(current_user)
     db.session.commit()
     logout_user()
+    _new_csrf_token()
     flash("You are logged out.", "info")
     return redirect(url_for("auth.login"))
 
@@ -125,6 +140,13 @@ def create_account():
     )
     response.headers["Cache-Control"] = "no-store"  # the password must not stay in a cache
     return response
+
+
+def _new_csrf_token() -> None:
+    """Drop the session's CSRF token: Flask-WTF makes a new one for the next form."""
+    name = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+    session.pop(name, None)
+    g.pop(name, None)
 
 
 def _safe_next(target: str | None) -> str | None:

@@ -8,8 +8,19 @@
   owner out; addresses that did fail on it are refused until the window passes. A guesser
   spread over many addresses gets one try per address per window once the account limit is
   reached.
-- Failed bearer tokens count against the address (``TOKEN_FAILURE_LIMIT_PER_ADDRESS``);
-  token use counts against the account (``TOKEN_LIMIT_PER_ACCOUNT``).
+- Every request of a signed-in account counts against the account
+  (``REQUEST_LIMIT_PER_ACCOUNT``), whether it comes with a browser session or a bearer token:
+  one count per account, so a browser cannot reveal faster than a script.
+- Reveals in progress at once, per account and process (``REVEALS_IN_FLIGHT_PER_ACCOUNT``,
+  0: no bound): one more is refused at once with 429. An account's reveals are charged one
+  after the other anyway (its budget is one row), so a script firing 32 at once gains
+  nothing by it, but it held every thread and the write lock's queue, and other workers'
+  reveals waited behind it (issue 28). The review page sends one reveal at a time.
+- Failed bearer tokens count against the address (``TOKEN_FAILURE_LIMIT_PER_ADDRESS``), and
+  past the limit only the *failing* requests are refused (429 instead of 401): a valid token
+  is always checked and served, so one scanner behind a NAT or a proxy cannot lock out the
+  other users of its address. Tokens are 32 random bytes, so the answer a scanner sees
+  (200 or 429) gives it nothing to guess with; the limit keeps its requests cheap and visible.
 
 Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` counts per process; with several
 processes (gunicorn) use a shared store such as ``redis://127.0.0.1:6379``. Behind a proxy
@@ -19,7 +30,11 @@ in front, or every client shares the proxy's address.
 
 from __future__ import annotations
 
-from flask import Flask, current_app
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import Flask, abort, current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import RateLimitItem, parse_many
@@ -29,7 +44,8 @@ DEFAULTS = {
     "LOGIN_LIMIT_PER_ADDRESS": "10 per minute; 100 per hour",
     "LOGIN_LIMIT_PER_ACCOUNT": "20 per minute; 200 per hour",
     "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "30 per minute",
-    "TOKEN_LIMIT_PER_ACCOUNT": "6000 per minute",
+    "REQUEST_LIMIT_PER_ACCOUNT": "6000 per minute",
+    "REVEALS_IN_FLIGHT_PER_ACCOUNT": 2,
 }
 
 
@@ -37,6 +53,7 @@ def init_throttle(app: Flask) -> None:
     """Give ``app`` its own limiter (so apps in one process never share counts)."""
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
+    app.extensions["mindfirl_in_flight"] = (threading.Lock(), {})
     app.extensions["mindfirl_limiter"] = Limiter(
         get_remote_address, app=app, default_limits=[], strategy="fixed-window"
     )
@@ -105,13 +122,29 @@ def login_failed(username: str) -> None:
     _hit("LOGIN_LIMIT_PER_ACCOUNT", account, get_remote_address())
 
 
-def token_address_blocked() -> bool:
-    return _exhausted("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
+def token_failure_allowed() -> bool:
+    """Count a failed token against this address; False once the address is past its limit."""
+    return _hit("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
 
 
-def token_failed() -> None:
-    _hit("TOKEN_FAILURE_LIMIT_PER_ADDRESS", get_remote_address())
+def account_request_allowed(user_id: int) -> bool:
+    """Count a request of account ``user_id`` (session or token); False past its limit."""
+    return _hit("REQUEST_LIMIT_PER_ACCOUNT", str(user_id))
 
 
-def token_use_allowed(user_id: int) -> bool:
-    return _hit("TOKEN_LIMIT_PER_ACCOUNT", str(user_id))
+@contextmanager
+def reveal_in_flight(user_id: int) -> Iterator[None]:
+    """Count a reveal of account ``user_id`` while it runs; 429 past the account's bound."""
+    bound = int(current_app.config["REVEALS_IN_FLIGHT_PER_ACCOUNT"] or 0)
+    lock, running = current_app.extensions["mindfirl_in_flight"]
+    with lock:
+        if bound and running.get(user_id, 0) >= bound:
+            abort(429, f"{bound} reveal(s) of this account in progress; send one at a time")
+        running[user_id] = running.get(user_id, 0) + 1
+    try:
+        yield
+    finally:
+        with lock:
+            running[user_id] -= 1
+            if not running[user_id]:
+                del running[user_id]

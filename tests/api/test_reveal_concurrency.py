@@ -7,6 +7,7 @@ suite, on PostgreSQL (row lock on the assignment).
 import threading
 from fractions import Fraction
 
+import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
@@ -14,6 +15,13 @@ from app.models import Assignment, CellState, RevealEvent
 from tests.api.conftest import make_worker
 
 THREADS = 8
+
+
+@pytest.fixture
+def app_overrides():
+    """No bound on one account's reveals in flight (app.auth.throttle): the races under test
+    are those of one account's concurrent reveals, as several server processes still run."""
+    return {"REVEALS_IN_FLIGHT_PER_ACCOUNT": 0}
 
 
 def hammer(app, worker, targets, rounds):

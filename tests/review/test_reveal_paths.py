@@ -15,6 +15,14 @@ from app.models import Assignment, RevealEvent
 from app.review.reveal import service as reveal_module
 from tests.api.conftest import make_worker
 
+
+@pytest.fixture
+def app_overrides():
+    """No bound on one account's reveals in flight (app.auth.throttle): the races under test
+    are those of one account's concurrent reveals, as several server processes still run."""
+    return {"REVEALS_IN_FLIGHT_PER_ACCOUNT": 0}
+
+
 WAIT = 20  # seconds: only a stall (a reader queued behind the lock) gets anywhere near it
 
 

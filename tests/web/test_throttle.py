@@ -9,10 +9,10 @@ import pytest
 import sqlalchemy as sa
 
 from app import create_app
-from app.auth import services
+from app.auth import services, throttle
 from app.extensions import db
 from app.models import User
-from tests.factories import PASSWORD, make_token, make_user
+from tests.factories import PASSWORD, make_assignment, make_token, make_user, paper_project
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def app_overrides():
         "LOGIN_LIMIT_PER_ADDRESS": "6 per minute",
         "LOGIN_LIMIT_PER_ACCOUNT": "3 per minute",
         "TOKEN_FAILURE_LIMIT_PER_ADDRESS": "4 per minute",
-        "TOKEN_LIMIT_PER_ACCOUNT": "5 per minute",
+        "REQUEST_LIMIT_PER_ACCOUNT": "5 per minute",
     }
 
 
@@ -103,22 +103,27 @@ def test_failures_are_counted_with_one_atomic_update(app, client, users):
     assert len(updates) == 1 and "failed_logins + " in updates[0].replace("users.", "")
 
 
-def test_failed_tokens_are_throttled_per_address(client, users, app):
-    for _ in range(4):
-        response = client.get("/api/v1/me", headers={"Authorization": "Bearer nope"})
-        assert response.status_code == 401
+def _token(app, username="wes"):
     with app.app_context():
-        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
-    good = {"Authorization": f"Bearer {token}"}
-    assert client.get("/api/v1/me", headers=good).status_code == 429
+        return make_token(db.session.scalar(sa.select(User).filter_by(username=username)))
+
+
+def test_failed_tokens_are_throttled_per_address_but_never_lock_out_valid_ones(client, users, app):
+    """A scanner behind a NAT is refused; the valid token users at its address are not."""
+    bogus = {"Authorization": "Bearer nope"}
+    assert [client.get("/api/v1/me", headers=bogus).status_code for _ in range(5)] == [401] * 4 + [
+        429
+    ]
+    good = {"Authorization": f"Bearer {_token(app)}"}
+    assert client.get("/api/v1/me", headers=good).status_code == 200
+    assert client.get("/api/v1/me", headers=bogus).status_code == 429  # still refused
+    assert client.get("/api/v1/me", headers=good).status_code == 200
     other = {"REMOTE_ADDR": "10.9.9.9"}
-    assert client.get("/api/v1/me", headers=good, environ_base=other).status_code == 200
+    assert client.get("/api/v1/me", headers=bogus, environ_base=other).status_code == 401
 
 
 def test_token_use_is_limited_per_account(client, users, app):
-    with app.app_context():
-        token = make_token(db.session.scalar(sa.select(User).filter_by(username="wes")))
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {_token(app)}"}
     codes = [
         client.get(
             "/api/v1/me", headers=headers, environ_base={"REMOTE_ADDR": f"10.1.0.{n}"}
@@ -126,6 +131,28 @@ def test_token_use_is_limited_per_account(client, users, app):
         for n in range(6)
     ]
     assert codes == [200] * 5 + [429]
+
+
+def test_browser_sessions_are_limited_per_account_like_tokens(app, users):
+    browser = app.test_client()
+    assert login(browser, "wes").status_code == 302  # the login itself is not signed in yet
+    codes = [browser.get("/review/").status_code for _ in range(6)]
+    assert codes == [200] * 5 + [429]
+    # another account is not slowed down by wes
+    other = app.test_client()
+    login(other, "mia")
+    assert other.get("/projects/").status_code == 200
+
+
+def test_sessions_and_tokens_of_one_account_share_one_count(app, users):
+    browser = app.test_client()
+    login(browser, "wes")
+    headers = {"Authorization": f"Bearer {_token(app)}"}
+    script = app.test_client()
+    codes = [browser.get("/review/").status_code for _ in range(3)]
+    codes += [script.get("/api/v1/me", headers=headers).status_code for _ in range(3)]
+    assert codes == [200] * 5 + [429]
+    assert browser.get("/review/").status_code == 429
 
 
 def _redis_up() -> bool:
@@ -174,3 +201,47 @@ def test_a_session_cookie_stops_working_after_logout(client, users):
     client.set_cookie("session", cookie)  # a copy of the cookie from before the logout
     response = client.get("/review/")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def _first_cells(client, headers, assignment_id, n=2):
+    page = client.get(f"/api/v1/assignments/{assignment_id}", headers=headers).get_json()
+    cells = [
+        {"pair_id": pair["id"], "row": row["row"], "attribute": name}
+        for pair in page["pairs"]
+        for row in pair["rows"]
+        for name, cell in row["cells"].items()
+        if cell["next_level"]
+    ]
+    return cells[:n]
+
+
+@pytest.mark.parametrize("app_overrides", [{"REVEALS_IN_FLIGHT_PER_ACCOUNT": 1}])
+def test_one_accounts_reveals_in_flight_are_bounded_not_the_others(app, client, users):
+    """A burst of one worker's reveals cannot hold the server while others wait."""
+    with app.app_context():
+        mia = db.session.scalar(sa.select(User).filter_by(username="mia"))
+        wes = db.session.scalar(sa.select(User).filter_by(username="wes"))
+        wen = make_user("wen", "worker")
+        project = paper_project(mia)
+        mine, theirs = make_assignment(project, wes), make_assignment(project, wen)
+        ids = (wes.id, mine.id, theirs.id)
+        headers = (
+            {"Authorization": f"Bearer {make_token(wes)}"},
+            {"Authorization": f"Bearer {make_token(wen)}"},
+        )
+    wes_id, mine, theirs = ids
+    (first, second), (other,) = (
+        _first_cells(client, headers[0], mine),
+        _first_cells(client, headers[1], theirs, 1),
+    )
+    with app.app_context(), throttle.reveal_in_flight(wes_id):  # one of wes's in progress
+        busy = client.post(f"/api/v1/assignments/{mine}/reveal", json=first, headers=headers[0])
+        assert busy.status_code == 429 and "one at a time" in busy.get_json()["message"]
+        other_worker = client.post(
+            f"/api/v1/assignments/{theirs}/reveal", json=other, headers=headers[1]
+        )
+        assert other_worker.status_code == 200
+    done = client.post(f"/api/v1/assignments/{mine}/reveal", json=first, headers=headers[0])
+    assert done.status_code == 200
+    again = client.post(f"/api/v1/assignments/{mine}/reveal", json=second, headers=headers[0])
+    assert again.status_code == 200  # the turn was given back

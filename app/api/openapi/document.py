@@ -35,7 +35,8 @@ ERROR = {
     "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
 }
 ERROR_NAMES = {
-    400: "Bad request: the body or a parameter breaks the schema",
+    400: "Bad request: the body or a parameter breaks the schema, or a browser session's"
+    " request that changes something lacks its CSRF token",
     401: "Not logged in (no session, or an invalid bearer token)",
     403: "The caller's role may not do this, or it is someone else's resource",
     404: "No such resource (or one the caller may not see)",
@@ -43,9 +44,11 @@ ERROR_NAMES = {
     " or an answer changed elsewhere); the body carries the current state",
     410: "The project was closed out: the values this needs were destroyed (docs/closeout.md)",
     413: "The body is larger than MAX_CONTENT_LENGTH",
-    429: "Too many requests (failed tokens from this address, or this account's rate)",
+    429: "Too many requests (a failing token from an address past its failure limit, this"
+    " account's rate over its sessions and tokens, or its reveals in progress)",
 }
 COMMON_ERRORS = (401, 403, 404, 413, 429)
+UNSAFE = ("post", "put", "patch", "delete")  # a session's request needs its CSRF token
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,7 @@ def openapi_document(app: Flask) -> dict[str, Any]:
         ]
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             paths.setdefault(path, {})[method.lower()] = _operation(
-                operation, rule.endpoint, params, config
+                operation, rule.endpoint, params, config, method.lower() in UNSAFE
             )
     return {
         "openapi": "3.1.0",
@@ -241,7 +244,7 @@ def _path_schema(converter: str) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "pattern": "^[^/]+$"}
 
 
-def _operation(op: Operation, endpoint: str, params, config) -> dict[str, Any]:
+def _operation(op: Operation, endpoint: str, params, config, unsafe: bool) -> dict[str, Any]:
     error = {"$ref": "#/components/schemas/Error"}
     if op.media_type == "application/json":
         ok_content = {"application/json": {"schema": resolve(op.ok or {}, config)}}
@@ -249,7 +252,7 @@ def _operation(op: Operation, endpoint: str, params, config) -> dict[str, Any]:
         ok_content = {op.media_type: {"schema": {"type": "string"}}}
     responses: dict[str, Any] = {str(op.status): {"description": "OK", "content": ok_content}}
     codes = set(COMMON_ERRORS) | set(op.errors)
-    codes |= {400} if op.body or op.query or op.upload else set()
+    codes |= {400} if op.body or op.query or op.upload or unsafe else set()
     # A closed-out project refuses what needs its values (app.projects.custody.gate).
     names = {p["name"] for p in params}
     codes |= {410} if names & {"project_id", "assignment_id"} else set()

@@ -16,38 +16,42 @@ from app.projects.exports import (
     export_mimetype,
     label_purpose,
 )
+from app.projects.ownership import Access, project_access
 from app.projects.release import release_gate
 from app.projects.views.blueprint import bp
 
 MANAGERS = ("manager", "admin")  # the roles every managers' page admits
 # Exports carrying record values (linked: the sensitive columns; legacy: the identifying
-# values). Like budget changes, they are the owning manager's only, in the browser and the
-# API alike; admins read reports, progress and the other exports (README, Security model).
+# values). Like changes, they are the owning manager's only (app.projects.ownership);
+# admins read reports, progress and the other exports (README, Security model).
 IDENTIFYING_EXPORTS = ("linked", "legacy")
 
 
-def owned_project(project_id: int) -> Project:
-    """The project, if the current user manages it (admins reach every project)."""
+def _project(project_id: int, needed: Access, refusal: str) -> Project:
     project = db.session.get(Project, project_id)
     if project is None or project.state != ProjectState.READY:  # an import not finished
         abort(404, "no such project")
-    if current_user.role != "admin" and project.owner_id != current_user.id:
-        abort(403, "this project belongs to another manager")
+    if project_access(current_user, project) < needed:
+        abort(403, refusal)
     return project
+
+
+def owned_project(project_id: int) -> Project:
+    """The project, if the current user may read it (:mod:`app.projects.ownership`)."""
+    return _project(project_id, Access.READ, "this project belongs to another manager")
 
 
 def may_change(project: Project) -> bool:
-    """Whether the current user may change ``project``: its owner. An admin reaches every
-    project but changes none they do not own (read-only pages); pages ask this too."""
-    return current_user.is_authenticated and project.owner_id == current_user.id
+    """Whether the current user may change ``project``: its owning manager. An admin reads
+    every project but changes none (read-only pages); pages ask this too."""
+    return project_access(current_user, project) == Access.CHANGE
 
 
 def changeable_project(project_id: int) -> Project:
-    """:func:`owned_project`, for a change: 403 for anyone but the project's owner."""
-    project = owned_project(project_id)
-    if not may_change(project):
-        abort(403, "read-only: this project belongs to another manager")
-    return project
+    """The project, if the current user may change it: 403 for anyone but its owner."""
+    return _project(
+        project_id, Access.CHANGE, "read-only: only the project's own manager changes it"
+    )
 
 
 def export_download(project: Project, kind: str, *, confirmed: bool = False) -> Response:
@@ -58,7 +62,7 @@ def export_download(project: Project, kind: str, *, confirmed: bool = False) -> 
     label exports say which purpose they hold (``X-Labels-Purpose``, ``all`` for every
     reviewed pair) and, when it matters to the linker, why (``X-Labels-Note``).
     """
-    if kind in IDENTIFYING_EXPORTS and current_user.role != "manager":
+    if kind in IDENTIFYING_EXPORTS and not may_change(project):
         abort(403, f"the {kind} export carries record values: only the project's manager takes it")
     if kind == "linked" and not confirmed:
         check_release(project)

@@ -23,7 +23,7 @@ from app.projects.scoring import (
     upload_model,
 )
 from app.projects.scoring.charts import level_rows, m_u_chart, match_weights_chart
-from app.projects.views.access import MANAGERS, owned_project
+from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import FormError, parse_training
 
@@ -51,7 +51,7 @@ def scoring(project_id: int):
 @bp.post("/<int:project_id>/scoring/model")
 @roles_required("manager")
 def scoring_upload(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     upload = request.files.get("model")
     if upload is None or not upload.filename:
         return _page(project, ["choose a Splink model file (JSON)"], 400)
@@ -69,7 +69,7 @@ def scoring_upload(project_id: int):
 @bp.post("/<int:project_id>/scoring/train")
 @roles_required("manager")
 def scoring_train(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     try:
         training = parse_training(request.form, {a.name: a.kind for a in project.identifying})
         job_id = submit_training(
@@ -85,7 +85,7 @@ def scoring_train(project_id: int):
 @bp.post("/<int:project_id>/scoring/run")
 @roles_required("manager")
 def scoring_run(project_id: int):
-    project = owned_project(project_id)
+    project = changeable_project(project_id)
     try:
         job_id = submit_scoring(project, current_user)
     except ScoringRefused as exc:
