@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import current_app, has_app_context
 from sqlalchemy import delete, insert, select
 
 from app.core.disclosure import AttributeType, date_format
@@ -72,7 +72,8 @@ def parse_attributes(raw: object, *, reserved: tuple[str, ...] = ("id",)) -> lis
     """
     if not isinstance(raw, list) or not raw:
         raise ProjectSpecError(["'attributes' must be a non-empty list"])
-    too_many = Limits.of(current_app.config).attributes_problem(len(raw))
+    limits = Limits.of(current_app.config) if has_app_context() else Limits()
+    too_many = limits.attributes_problem(len(raw))
     if too_many is not None:  # before any of them is read
         raise ProjectSpecError([f"{too_many}; leave the others out (ignored)"])
     specs, problems, seen = [], [], set()
