@@ -228,3 +228,35 @@ def test_pair_ids_past_100_characters_are_refused_not_cut(app, manager):
     assert "pair file, line 2, column &#39;PairID&#39;: longer than 100 characters" in problems
     assert "line 5, column &#39;PairID&#39;" in problems  # each long id, none cut to another
     assert SECRET not in problems and projects(app) == 0  # (the page previews the file)
+
+
+def test_an_unreadable_scored_pairs_file_is_deleted_at_once(app, manager, people):
+    """Point 7 on the triage page: a predictions file no setting can read is not kept."""
+    from app.models import User
+    from app.projects.lifecycle.service import create_project
+    from tests.projects.triage.test_rounds import link_spec
+
+    with app.app_context():
+        project = create_project(link_spec(), db.session.get(User, people["max"]))
+        db.session.commit()
+        project_id = project.id
+    form = {"lower": "0.1", "upper": "0.95", "calibration": "1", "seed": "3",
+            "score": "probability", "order": "uncertainty", "bins": "10", "action": "preview",
+            "scores": (io.BytesIO(b"PK\x03\x04 a workbook"), "p.xlsx")}  # fmt: skip
+    response = manager.post(
+        f"/projects/{project_id}/triage", data=form, content_type="multipart/form-data"
+    )
+    assert response.status_code == 400
+    assert 'name="token" value="' not in response.get_data(as_text=True)
+    assert uploads_left(app) == []
+
+
+def test_a_record_past_the_limit_in_a_job_check_deletes_the_upload(app, manager):
+    """A large upload is checked by a job; its refusal deletes the files as well."""
+    app.config["IMPORT_JOB_THRESHOLD"] = 1
+    response = post_files(manager, "dedupe", A=long_record_file())
+    started = manager.post(response.headers["Location"], data=mapping(13))
+    assert started.status_code == 302 and "/jobs/" in started.headers["Location"]
+    page = manager.get(started.headers["Location"]).get_data(as_text=True)
+    assert "failed" in page and SECRET not in page
+    assert uploads_left(app) == [] and projects(app) == 0
