@@ -148,3 +148,24 @@ def test_a_hundred_thousand_nested_brackets_are_a_400_in_the_api(client, token, 
         headers={"Authorization": f"Bearer {token}", "Content-Type": mimetype},
     )
     assert response.status_code == 400, response.get_data(as_text=True)[:500]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (",".join(f"c{i}" for i in range(200)) + "\n1\n", "line 1: 200 fields"),
+        (f"record_id,cluster_id\n1,{MARK * 4000}\n", "line 2: the values of this record"),
+    ],
+    ids=["columns", "record chars"],
+)
+def test_a_truth_file_is_bounded_as_the_imports_are(app, people, body, expected):
+    from app.analytics.utility import TruthError, truth_from_file
+    from app.extensions import db
+    from app.models import User
+    from tests.factories import paper_project
+
+    with app.app_context():
+        project = paper_project(db.session.get(User, people["max"]))
+        with pytest.raises(TruthError, match=expected) as refused:
+            truth_from_file(project, body.encode())
+        assert MARK not in str(refused.value)
