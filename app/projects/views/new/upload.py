@@ -59,12 +59,15 @@ def _staged(token: str) -> Staged:
         abort(404, str(exc))
 
 
-def _mapping_page(staged: Staged, shown, columns, problems=None, status=200, form=None):
+def _mapping_page(
+    staged: Staged, shown, columns, problems=None, status=200, form=None, discarded=False
+):
     return render_template(
         "projects/map.html", staged=staged, shown=shown, columns=columns,
         problems=problems or Problems([], 0), roles=ROLES, types=list(AttributeType),
         default_type=default_type, default_role=default_role, models=list(EvidenceModel),
-        form=request.form if form is None else form, **mapping_context(staged, shown),
+        form=request.form if form is None else form, discarded=discarded,
+        **mapping_context(staged, shown),
     ), status  # fmt: skip
 
 
@@ -88,8 +91,7 @@ def _refused_files(staged: Staged, exc: Exception):
     """The mapping page for files no mapping can import; they are deleted at once."""
     discard(staged)
     staged.meta.pop("layout", None)  # nothing left to lay out
-    flash("The uploaded files were deleted: correct them and upload them again.", "error")
-    return _mapping_page(staged, {}, [], _problems(exc), 400)
+    return _mapping_page(staged, {}, [], _problems(exc), 400, discarded=True)
 
 
 def _checked_page(staged: Staged, checked):
