@@ -111,7 +111,7 @@ def read_internal_rows(header_line: int | None, names: list[str], rows, cells, p
     for pair_id, members in groups.items():
         if len(members) != 2:
             lines = ", ".join(str(line) for line, _ in members)
-            message = f"pair {pair_id} has {len(members)} row(s) (line {lines}); it needs 2"
+            message = f"this pair has {len(members)} row(s) (line {lines}); it needs 2"
             problems.add(members[0][0], "ID", message)
             continue
         ids = []

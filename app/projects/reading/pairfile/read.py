@@ -174,13 +174,13 @@ def read_pairfile(
             side = members.setdefault(pair_id, {})
             if db in side:
                 problems.add(
-                    line, "DB", f"pair {pair_id} has a second {db} row (line {side[db][0]})"
+                    line, "DB", f"this pair has a second {db} row (the first on line {side[db][0]})"
                 )
                 continue
             side[db] = (line, record_id)
             seen_line, seen_block = blocks.setdefault(pair_id, (line, block))
             if seen_block != block:
-                message = f"pair {pair_id} is in block {seen_block} on line {seen_line}"
+                message = f"this pair is in another block on line {seen_line}"
                 problems.add(line, "GroupID", message)
             if values is None:
                 continue
@@ -189,8 +189,8 @@ def read_pairfile(
             diff = [name for name in kinds if known[name] != values[name]]
             if diff:
                 message = (
-                    f"record {db} {record_id} differs from line "
-                    f"{first_line[db, record_id]} in {', '.join(diff)}"
+                    f"this {db} record (the ID of line {first_line[db, record_id]}) differs "
+                    f"from it in {', '.join(diff)}"
                 )
                 problems.add(line, diff[0], message)
     pairs = []
@@ -198,7 +198,7 @@ def read_pairfile(
         for db in ("A", "B"):
             if db not in side:
                 ((line, _),) = side.values()
-                problems.add(line, "DB", f"pair {pair_id} has no {db} row")
+                problems.add(line, "DB", f"this pair has no {db} row")
         if len(side) == 2:
             pairs.append(Pair(pair_id, blocks[pair_id][1], side["A"][1], side["B"][1]))
     problems.raise_if_any()
