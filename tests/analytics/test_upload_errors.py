@@ -169,3 +169,12 @@ def test_a_truth_file_is_bounded_as_the_imports_are(app, people, body, expected)
         with pytest.raises(TruthError, match=expected) as refused:
             truth_from_file(project, body.encode())
         assert MARK not in str(refused.value)
+
+
+def test_nested_json_on_the_command_line_is_a_message_not_a_traceback(app, runner, tmp_path):
+    path = tmp_path / "evidence.json"
+    path.write_text(NESTED)
+    belief = runner.invoke(args=["analytics", "belief", str(path)])
+    assert belief.exit_code == 1 and "is not JSON" in belief.output
+    links = runner.invoke(args=["analytics", "links", str(path)])
+    assert links.exit_code == 1 and "nested too deeply" in links.output
