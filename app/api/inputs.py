@@ -22,6 +22,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter
 
 from app.core.disclosure import neutralise_bidi_json
+from app.limits import Limits
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row.
@@ -107,13 +108,9 @@ def check_record_sizes(body: dict, max_chars: int) -> None:
         for n, row in enumerate(rows if isinstance(rows, list) else ()):
             if not isinstance(row, dict):
                 continue
-            size = sum(len(v) for v in row.values() if isinstance(v, str))
-            if size > max_chars:
-                abort(
-                    400,
-                    f"body.{source}[{n}]: its values together are longer than "
-                    f"{max_chars:,} characters",
-                )
+            problem = Limits(record_chars=max_chars).record_problem(row.values())
+            if problem is not None:
+                abort(400, f"body.{source}[{n}]: {problem}")
 
 
 class IdConverter(IntegerConverter):

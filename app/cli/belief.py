@@ -30,7 +30,7 @@ def belief(path: Path, as_json: bool) -> None:
     """Pignistic, Bel/Pl/q, measures, compatibility and combinations of FILE.json."""
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise click.ClickException(f"{path.name} is not JSON: {exc.__class__.__name__}") from None
     try:
         result = evaluate(body)

@@ -117,7 +117,7 @@ def reblock_command(project_id: int, rules: str, as_json: bool) -> None:
     refuse_if_closed(project_id)
     try:
         made = reblock_round(project, json.loads(rules), project.owner)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past Python's stack
         raise click.ClickException(
             'RULES must be JSON, e.g. \'[["dob"], ["last_name"]]\''
         ) from None

@@ -63,7 +63,7 @@ def test_trajectory_result():
     ("text", "message"),
     [
         ("record,mass\ny,1\n", "header must name"),
-        ("record,candidates,mass,truth\ny,x,1/2,x\n", "sum to 1/2"),
+        ("record,candidates,mass,truth\ny,x,1/2,x\n", "line 2 .*: the masses do not sum to 1"),
         ("record,candidates,mass,truth\ny,x,1,\n", "without a truth"),
         ('{"records": []}', "non-empty list"),
         ("{broken", "not valid JSON"),

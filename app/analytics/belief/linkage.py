@@ -30,9 +30,12 @@ import io
 import json
 from fractions import Fraction
 
+from flask import current_app, has_app_context
+
 from app.analytics.belief.json_body import BeliefRequestError, read_number
 from app.analytics.belief.report import exact
 from app.core.belief import LinkageAudit, MassFunction, RecordOutput, audit_linkage
+from app.limits import Limits
 
 MAX_RECORDS = 100_000
 #: Closest originals (ties) over all the links of a trajectory result (each is a label).
@@ -47,9 +50,8 @@ def _labels(value, where: str) -> list:
 
 
 def _output(record: str, focal: dict, truth: list, where: str) -> RecordOutput:
-    total = sum(focal.values())
-    if total != 1:
-        raise BeliefRequestError(f"{where}: the masses sum to {total}, not 1")
+    if sum(focal.values()) != 1:  # the sum is not quoted: it is the file's data
+        raise BeliefRequestError(f"{where}: the masses do not sum to 1")
     frame = list(dict.fromkeys([x for s in focal for x in sorted(s, key=str)] + truth))
     return RecordOutput(str(record), MassFunction(tuple(frame), focal), frozenset(truth))
 
@@ -88,22 +90,46 @@ def from_json(body) -> list[RecordOutput]:
     return out
 
 
-def from_csv(text: str) -> list[RecordOutput]:
-    """Per-record outputs from ``record,candidates,mass,truth`` rows (``|`` separates labels)."""
-    reader = csv.DictReader(io.StringIO(text))
-    needed = {"record", "candidates", "mass", "truth"}
-    if not reader.fieldnames or not needed <= set(reader.fieldnames):
+def from_csv(text: str, row_problem=None) -> list[RecordOutput]:
+    """Per-record outputs from ``record,candidates,mass,truth`` rows (``|`` separates labels).
+
+    ``row_problem(fields)`` bounds the header and each row (:meth:`app.limits.Limits.row_problem`).
+    A message names the line and the column, never a record id, label or mass.
+    """
+    reader = csv.reader(io.StringIO(text))
+    header = [name.strip() for name in next(reader, [])]
+    _bounded(row_problem, header, 1)
+    needed = ("record", "candidates", "mass", "truth")
+    if not set(needed) <= set(header):
         raise BeliefRequestError("CSV: the header must name record, candidates, mass and truth")
+    at = {name: header.index(name) for name in needed}
     focal: dict[str, dict] = {}
     truth: dict[str, list] = {}
-    for line, row in enumerate(reader, start=2):
-        record = row["record"] or ""
-        labels = [x for x in (row["candidates"] or "").split("|") if x]
+    first: dict[str, int] = {}  # record -> its first line
+    while True:
+        line = reader.line_num + 1
+        fields = next(reader, None)
+        if fields is None:
+            break
+        if not fields:
+            continue
+        _bounded(row_problem, fields, line)
+        if len(fields) != len(header):
+            raise BeliefRequestError(
+                f"CSV line {line}: expected {len(header)} fields, found {len(fields)}"
+            )
+        row = {name: fields[i] for name, i in at.items()}
+        record = row["record"]
+        labels = [x for x in row["candidates"].split("|") if x]
         if not record or not labels:
             raise BeliefRequestError(f"CSV line {line}: record and candidates are required")
-        given = [x for x in (row["truth"] or "").split("|") if x]
+        first.setdefault(record, line)
+        given = [x for x in row["truth"].split("|") if x]
         if given and truth.setdefault(record, given) != given:
-            raise BeliefRequestError(f"CSV line {line}: record {record} has two truths")
+            raise BeliefRequestError(
+                f"CSV line {line}, truth: another truth than on line {first[record]} for the "
+                "same record"
+            )
         subset = frozenset(labels)
         bucket = focal.setdefault(record, {})
         bucket[subset] = bucket.get(subset, 0) + read_number(row["mass"], f"CSV line {line}, mass")
@@ -114,9 +140,18 @@ def from_csv(text: str) -> list[RecordOutput]:
     missing = [r for r in focal if r not in truth]
     if missing:
         raise BeliefRequestError(
-            f"CSV: {len(missing)} record(s) without a truth, e.g. {missing[0]}"
+            f"CSV: {len(missing)} record(s) without a truth, the first on line {first[missing[0]]}"
         )
-    return [_output(r, focal[r], truth[r], f"CSV record {r}") for r in focal]
+    return [
+        _output(r, focal[r], truth[r], f"CSV line {first[r]} (the record's first row)")
+        for r in focal
+    ]
+
+
+def _bounded(row_problem, fields: list[str], line: int) -> None:
+    problem = row_problem(fields) if row_problem is not None else None
+    if problem is not None:
+        raise BeliefRequestError(f"CSV line {line}: {problem}")
 
 
 def _section(result: dict):
@@ -213,20 +248,29 @@ def linkage_json(audit: LinkageAudit) -> dict:
 
 
 def audit_upload(text: str, filename: str = "") -> dict:
-    """Audit an uploaded CSV or JSON linkage output; the JSON report."""
+    """Audit an uploaded CSV or JSON linkage output; the JSON report.
+
+    Each CSV row is bounded by the app's limits (:meth:`app.limits.Limits.row_problem`).
+    """
     stripped = text.lstrip()
     if filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
         try:
             body = json.loads(text)
         except json.JSONDecodeError:
             raise BeliefRequestError("the file is not valid JSON") from None
+        except RecursionError:  # 100,000 nested "[" must be a 400, not a 500
+            raise BeliefRequestError("the file's JSON is nested too deeply") from None
         outputs = from_json(body)
     else:
-        outputs = from_csv(text)
+        limits = Limits.of(current_app.config) if has_app_context() else Limits()
+        outputs = from_csv(text, limits.row_problem)
     try:
         return linkage_json(audit_linkage(outputs))
-    except ValueError as exc:
-        raise BeliefRequestError(str(exc)) from None
+    except ValueError:  # its message may name a record: say which rule, not which record
+        raise BeliefRequestError(
+            "the linkage output cannot be audited: every record needs its truth in its frame "
+            "and some mass outside the empty set"
+        ) from None
 
 
 def audit_trajectory_result(result: dict) -> dict:

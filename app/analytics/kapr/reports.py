@@ -9,18 +9,16 @@ its assignments pooled (as if the workers colluded, :mod:`app.analytics.kapr.col
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 
 from sqlalchemy import func, select
 
-from app import charts
+from app import charts, csvsafe
 from app.analytics.kapr.collusion import pooled_state, score_states
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, Pair, Project, RevealEvent, User
-from app.projects.exports import neutralize
 
 
 @dataclass(frozen=True)
@@ -204,10 +202,11 @@ CSV_COLUMNS = [f.name for f in fields(RiskRow)] + ["budget_percent", "chars_perc
 def kapr_csv(report: KaprReport) -> str:
     """The per-assignment rows as CSV (exact fractions as ``p/q``; no cell is a formula)."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    writer = csvsafe.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
     for row in report.assignments:
-        writer.writerow({k: neutralize(v) for k, v in row.as_dict().items()})
+        cells = row.as_dict()
+        writer.writerow([cells.get(column) for column in CSV_COLUMNS])
     return out.getvalue()
 
 

@@ -12,9 +12,12 @@ import io
 import math
 from dataclasses import asdict, dataclass
 
+from flask import current_app, has_app_context
+
 from app.analytics.trajectory import run
 from app.core.trajectory.linkage import LinkageResult
 from app.core.trajectory.model import Trajectory, TrajectoryFormatError, read_trajectories
+from app.limits import Limits
 
 DISTANCES = {
     "martinez2021": "Martinez et al. 2021, as the reference computes it",
@@ -86,10 +89,14 @@ def parse_options(form) -> RiskOptions:
     )  # fmt: skip
 
 
+def _limits() -> Limits:
+    return Limits.of(current_app.config) if has_app_context() else Limits()
+
+
 def check_upload(text: str, label: str) -> list[Trajectory]:
     """Parse one uploaded CSV, naming the file in the error."""
     try:
-        trajectories = read_trajectories(io.StringIO(text))
+        trajectories = read_trajectories(io.StringIO(text), _limits().row_problem)
     except TrajectoryFormatError as exc:
         error = TrajectoryFormatError(f"{label}: {exc}")  # the message already has the line
         error.line = exc.line

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from flask import current_app
 from sqlalchemy import select
 
 from app.core.disclosure import CLUSTER_COLUMNS
 from app.extensions import db
+from app.limits import Limits
 from app.models import Pair, Project, Record, Source, VaultRecord
 from app.projects.reading.csvio import CsvImportError, header_row, open_rows
 
@@ -107,11 +109,16 @@ def truth_from_file(project: Project, data: bytes) -> dict[int, bool]:
         raise TruthError("the truth file is larger than 64 MiB")
     try:
         with open_rows(data) as stream:
-            _, header = header_row(stream)
+            header_line, header = header_row(stream)
             names = [h.strip().lower() for h in header]
             rows = list(stream.rows)
     except CsvImportError as exc:
         raise TruthError(f"the truth file cannot be read: {exc}") from None
+    limits = Limits.of(current_app.config)
+    for line, fields in [(header_line, header), *rows]:
+        problem = limits.row_problem(fields)
+        if problem is not None:
+            raise TruthError(f"line {line}: {problem}")
     if "pair_id" in names and "match" in names:
         return _pair_labels(project, names, rows)
     id_col = next((names.index(c) for c in ID_COLUMNS if c in names), None)

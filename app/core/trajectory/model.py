@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,8 +85,8 @@ class Trajectory:
             bad = ~(np.abs(values) <= bound)  # catches NaN too
             if bad.any():
                 k = int(np.argmax(bad))
-                raise TrajectoryFormatError(
-                    f"trajectory {self.id}: {name} {float(values[k])} of point {k} is outside "
+                raise TrajectoryFormatError(  # the value is a place: never quoted
+                    f"trajectory {self.id}: the {name} of point {k} is outside "
                     f"[-{bound:g}, {bound:g}]"
                 )
         object.__setattr__(self, "t", t)
@@ -126,56 +126,87 @@ def format_timestamp(seconds: int) -> str:
     return datetime.fromtimestamp(int(seconds), tz=UTC).strftime(TIME_FORMAT)
 
 
-def _parse_row(row: dict[str, str], line: int) -> tuple[int, int, int, float, float]:
-    if None in row or any(row[c] is None for c in COLUMNS):
-        raise TrajectoryFormatError(f"expected {len(row) - (None in row)} fields", line)
+def _number(row: dict[str, str], column: str, line: int) -> float:
     try:
-        lon, lat = float(row["lon"]), float(row["lat"])
-    except (TypeError, ValueError):
-        raise TrajectoryFormatError(f"lon/lat must be numbers: {row!r}", line) from None
-    if not (math.isfinite(lon) and math.isfinite(lat)):
-        raise TrajectoryFormatError("lon/lat must be finite", line)
-    if not -90.0 <= lat <= 90.0:
-        raise TrajectoryFormatError(f"latitude {lat} is outside [-90, 90]", line)
-    if not -180.0 <= lon <= 180.0:
-        raise TrajectoryFormatError(f"longitude {lon} is outside [-180, 180]", line)
-    try:
-        t = parse_timestamp(row["timestamp"] or "")
+        value = float(row[column])
     except ValueError:
-        raise TrajectoryFormatError(
-            f"timestamp {row['timestamp']!r} is not YYYY/MM/DD HH:MM:SS", line
-        ) from None
+        raise TrajectoryFormatError(f"column {column}: not a number", line) from None
+    if not math.isfinite(value):
+        raise TrajectoryFormatError(f"column {column}: not a finite number", line)
+    return value
+
+
+def _whole(row: dict[str, str], column: str, line: int) -> int:
+    text = row[column].strip()
+    if not (text.lstrip("+-").isascii() and text.lstrip("+-").isdigit()) or len(text) > 19:
+        raise TrajectoryFormatError(f"column {column}: not a whole number", line)
+    return int(text)
+
+
+def _parse_row(row: dict[str, str], line: int) -> tuple[int, int, int, float, float]:
+    """One point; a message names the line and the column, never the value (it may be a
+    person's place or id)."""
+    lon, lat = _number(row, "lon", line), _number(row, "lat", line)
+    if not -90.0 <= lat <= 90.0:
+        raise TrajectoryFormatError("column lat: outside [-90, 90]", line)
+    if not -180.0 <= lon <= 180.0:
+        raise TrajectoryFormatError("column lon: outside [-180, 180]", line)
     try:
-        tid, uid = int(row["trajectory_id"]), int(row["user_id"])
-    except (TypeError, ValueError):
-        raise TrajectoryFormatError("trajectory_id and user_id must be integers", line) from None
-    return tid, uid, t, lon, lat
+        t = parse_timestamp(row["timestamp"])
+    except ValueError:
+        raise TrajectoryFormatError("column timestamp: not YYYY/MM/DD HH:MM:SS", line) from None
+    return _whole(row, "trajectory_id", line), _whole(row, "user_id", line), t, lon, lat
 
 
-def read_trajectories(source: str | Path | io.TextIOBase) -> list[Trajectory]:
+def read_trajectories(
+    source: str | Path | io.TextIOBase,
+    row_problem: Callable[[list[str]], str | None] | None = None,
+) -> list[Trajectory]:
     """Read a trajectory CSV into trajectories sorted by id, points sorted by time.
+
+    ``row_problem(fields)``, if given, bounds the header and every row (the app's
+    :class:`app.limits.Limits.row_problem`: fields and characters); its message is raised
+    with the line.
 
     Raises
     ------
     TrajectoryFormatError
         On a missing column, an unparsable value, a coordinate out of range, or a trajectory
-        whose rows disagree on the user id; the message names the 1-based line.
+        whose rows disagree on the user id; the message names the 1-based line and the
+        column, never a value.
     """
     if isinstance(source, str | Path):
         with open(source, newline="", encoding="utf-8") as handle:
-            return read_trajectories(handle)
-    reader = csv.DictReader(source)
-    missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+            return read_trajectories(handle, row_problem)
+    reader = csv.reader(source)
+    header = next(reader, [])
+    problem = row_problem(header) if row_problem is not None else None
+    if problem is not None:
+        raise TrajectoryFormatError(problem, 1)
+    names = [name.strip() for name in header]
+    missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise TrajectoryFormatError(f"missing column(s) {', '.join(missing)}", 1)
+    at = {c: names.index(c) for c in COLUMNS}
     points: dict[int, list[tuple[int, float, float]]] = {}
-    users: dict[int, int] = {}
-    for row in reader:
-        line = reader.line_num
-        tid, uid, t, lon, lat = _parse_row(row, line)
-        if users.setdefault(tid, uid) != uid:
+    users: dict[int, tuple[int, int]] = {}  # trajectory id -> (user id, first line)
+    while True:
+        line = reader.line_num + 1
+        fields = next(reader, None)
+        if fields is None:
+            break
+        if not fields:
+            continue
+        problem = row_problem(fields) if row_problem is not None else None
+        if problem is not None:
+            raise TrajectoryFormatError(problem, line)
+        if len(fields) != len(header):
+            raise TrajectoryFormatError(f"expected {len(header)} fields, found {len(fields)}", line)
+        tid, uid, t, lon, lat = _parse_row({c: fields[i] for c, i in at.items()}, line)
+        user, first = users.setdefault(tid, (uid, line))
+        if user != uid:
             raise TrajectoryFormatError(
-                f"trajectory {tid} has user {uid} here but user {users[tid]} before", line
+                f"column user_id: this trajectory has another user on line {first}", line
             )
         points.setdefault(tid, []).append((t, lon, lat))
-    return [Trajectory.from_points(tid, users[tid], points[tid]) for tid in sorted(points)]
+    return [Trajectory.from_points(tid, users[tid][0], points[tid]) for tid in sorted(points)]

@@ -4,16 +4,15 @@ Every writer takes a text stream and plain values, so the views decide where the
 (a download, a file) and the database layer decides what to read. A pair nobody answered is
 written as undecided (empty decision), never dropped or fatal.
 
-Every cell passes through :func:`neutralize`: a value a spreadsheet would read as a formula
-(``=HYPERLINK(...)``, ``+``, ``-``, ``@``, tab, CR first, or their full-width forms ``＝ ＋
-－ ＠``, which Excel and LibreOffice convert to ASCII on entry; leading spaces do not hide
-them) gets a leading apostrophe, per OWASP's "CSV Injection" guidance. Values are otherwise
-written unchanged. The peer-tool exports (:mod:`app.projects.exports.peers`) quote instead.
+Every row goes through the app's one CSV writer (:mod:`app.csvsafe`): a value a spreadsheet
+would read as a formula (``=HYPERLINK(...)``, ``+``, ``-``, ``@``, tab, CR first, or their
+full-width forms) gets a leading apostrophe, per OWASP's "CSV Injection" guidance, and a
+cell with a CR, an LF, a comma or a quote is quoted. Values are otherwise written unchanged.
+The peer-tool exports (:mod:`app.projects.exports.peers`) keep ids unchanged, quoted.
 """
 
 from __future__ import annotations
 
-import csv
 import enum
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from datetime import datetime
 from typing import TextIO, TypeVar
 
 from app.core.disclosure import AttributeType, format_date
+from app.csvsafe import SafeWriter, is_formula, neutralize, writer
 from app.projects.reading.pairfile import STRUCTURE, PairFile
 
 __all__ = [
@@ -66,8 +66,6 @@ LABEL_COLUMNS = (
     "match_probability",
     "match_weight",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-_BLANKS = " \u3000"  # a space or an ideographic space before a formula does not stop it
 
 
 class Decision(enum.StrEnum):
@@ -114,23 +112,6 @@ class LabelRow:
     match_weight: float | None = None
 
 
-def is_formula(text: str) -> bool:
-    """Whether a spreadsheet would read ``text`` as a formula (ASCII or full-width starter)."""
-    return text.startswith(_FORMULA_START) or text.lstrip(_BLANKS).startswith(_FORMULA_START)
-
-
-def neutralize(value: object) -> str:
-    """Return ``value`` as a CSV cell no spreadsheet evaluates (OWASP CSV injection).
-
-    A number the application computed (an ``int`` or ``float``, such as a negative match
-    weight) is a numeric literal, never a formula, and is written as it is.
-    """
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return repr(value) if isinstance(value, float) else str(value)
-    text = "" if value is None else str(value)
-    return "'" + text if is_formula(text) else text
-
-
 def mindfirl_choice(judgement: Judgement) -> int | None:
     """MINDFIRL's answer code: 1..3 = Different High/Medium/Low, 4..6 = Same Low/Medium/High.
 
@@ -152,13 +133,13 @@ def match_score(judgement: Judgement) -> float | None:
     return (choice - 1) / 5
 
 
-def _writer(out: TextIO) -> csv.writer:
+def _writer(out: TextIO) -> SafeWriter:
     # ``\n`` as in MINDFIRL's files; quoting stays minimal so the golden file matches.
-    return csv.writer(out, lineterminator="\n")
+    return writer(out, lineterminator="\n")
 
 
-def _cells(values: Iterable[object]) -> list[str]:
-    return [neutralize(v) for v in values]
+def _cells(values: Iterable[object]) -> list[object]:
+    return list(values)  # the writer neutralises each cell
 
 
 def _confidence(judgement: Judgement) -> str | None:

@@ -10,7 +10,6 @@ Source names are the linker's as imported (``Source.dataset``), else the labels 
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,9 +17,10 @@ from typing import TextIO
 
 from sqlalchemy import select
 
+from app import csvsafe
 from app.extensions import db
 from app.models import REVIEWED, Pair, Project
-from app.projects.exports.formats import clusters, neutralize
+from app.projects.exports.formats import clusters
 from app.projects.progress.finals import final_columns, with_records
 from app.projects.progress.outcomes import PairOutcome
 
@@ -89,11 +89,11 @@ def final_pairs(project: Project) -> Iterator[tuple]:
 
 def write_linkage(out: TextIO, rows: Iterable[tuple]) -> int:
     """Write :data:`LINKAGE_COLUMNS` (cells neutralised as in every spreadsheet export)."""
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csvsafe.writer(out, lineterminator="\n")
     writer.writerow(LINKAGE_COLUMNS)
     count = 0
     for row in rows:
-        writer.writerow([neutralize(_cell(v)) for v in row])
+        writer.writerow([_cell(v) for v in row])
         count += 1
     return count
 

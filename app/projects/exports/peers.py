@@ -21,7 +21,7 @@ it defaults to the calibration sample (docs/triage.md).
 
 Ids are written **unchanged**: they are the join key, and the apostrophe of
 :func:`~app.projects.exports.formats.neutralize` would make Splink miss the record. A cell
-that a spreadsheet would read as a formula (see :func:`is_formula`) is written in double
+that a spreadsheet would read as a formula (:func:`app.csvsafe.is_formula`) is written in double
 quotes, which keeps the value for every CSV reader (Splink/DuckDB, pandas, Python's
 ``csv``); LibreOffice then keeps it as text if its import option "Format quoted field as
 text" is on, but Excel evaluates a quoted formula all the same. No quoting rule both keeps
@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
-from app.projects.exports.formats import is_formula
+from app import csvsafe
 
 __all__ = [
     "SPLINK_COLUMNS",
@@ -73,27 +73,20 @@ class SettledPair:
     score: float | None = None  # the clerical_match_score when not 1/0 (``?score=confidence``)
 
 
-def _cell(value: str) -> str:
-    """``value`` as a CSV cell: quoted when CSV needs it or a spreadsheet would see a formula."""
-    if is_formula(value) or any(c in value for c in ',"\n\r') or value != value.strip():
-        return '"' + value.replace('"', '""') + '"'
-    return value
-
-
 def write_splink_labels(out: TextIO, pairs: Iterable[SettledPair], matches_only=False) -> int:
     """Write Splink's labels table (:data:`SPLINK_COLUMNS`), settled pairs only, ids unchanged.
 
     ``matches_only`` keeps the "same" pairs (for ``estimate_m_from_pairwise_labels``).
     Returns the number of rows written.
     """
-    out.write(",".join(SPLINK_COLUMNS) + "\n")
+    writer = csvsafe.writer(out, lineterminator="\n", neutral=False)  # ids unchanged, quoted
+    writer.writerow(SPLINK_COLUMNS)
     count = 0
     for pair in pairs:
         if pair.same is None or (matches_only and not pair.same):
             continue
-        cells = [pair.source_l, pair.id_l, pair.source_r, pair.id_r]
         score = ("1" if pair.same else "0") if pair.score is None else f"{pair.score:g}"
-        out.write(",".join([*map(_cell, cells), score]) + "\n")
+        writer.writerow([pair.source_l, pair.id_l, pair.source_r, pair.id_r, score])
         count += 1
     return count
 

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from flask import current_app
+
 from app.core.disclosure import guess_format
+from app.limits import Limits
+from app.models import ProjectKind
 from app.projects.importing.checked import file_label
-from app.projects.importing.uploads import Staged, UploadError, stage
+from app.projects.importing.uploads import Staged, UploadError, discard, stage
 from app.projects.reading.csvio import CsvImportError, preview
-from app.projects.reading.layout import check_names, default_names, guess_layout
+from app.projects.reading.layout import Layout, check_names, default_names, guess_layout
+from app.projects.reading.pairfile import NOT_ATTRIBUTES
 
 __all__ = [
     "FREQ_NAMES",
@@ -49,6 +54,7 @@ def guess_layouts(staged: Staged, choice: str = "auto") -> None:
         except CsvImportError:  # the mapping page reports the file's problem
             layouts[label] = {"header": True, "guessed": False, "width": None}
             continue
+        _refuse_too_wide(staged, label, found)
         has_header = found.has_header if choice == "auto" else choice == "yes"
         layouts[label] = {"header": has_header, "guessed": choice == "auto", "width": found.width}
         if has_header:
@@ -57,6 +63,20 @@ def guess_layouts(staged: Staged, choice: str = "auto") -> None:
             headerless = headerless or found
     staged.meta["layout"] = layouts
     staged.meta["names"] = default_names(headerless, header) if headerless else None
+
+
+def _refuse_too_wide(staged: Staged, label: str, found: Layout) -> None:
+    """Raise :class:`UploadError` for a file with more columns than a project can have
+    attributes (``MAX_ATTRIBUTES``) besides its record id (a pair file: its structure
+    columns), counted over the rows read to guess its layout."""
+    spare = 1
+    if staged.kind == ProjectKind.PAIRFILE and found.first:
+        spare = max(1, sum(name.strip() in NOT_ATTRIBUTES for name in found.first[0]))
+    what = "columns besides the record id" if spare == 1 else "columns besides the pair columns"
+    problem = Limits.of(current_app.config).attributes_problem(found.widest - spare, what)
+    if problem is not None:
+        where = f"{file_label(label)}, line {found.widest_line}"
+        raise UploadError(f"{where}: {problem}; remove the columns you do not need")
 
 
 def _defaults(staged: Staged, layouts) -> list[str]:
@@ -80,9 +100,13 @@ def stage_upload(
     if header not in HEADER_CHOICES:
         raise UploadError("the first row of each file is detected, the header, or data")
     staged = stage(name, kind, files, owner_id)
-    staged.meta["header_choice"] = header
-    guess_layouts(staged, header)
-    staged.save()
+    try:
+        staged.meta["header_choice"] = header
+        guess_layouts(staged, header)
+        staged.save()
+    except BaseException:  # a refused upload is deleted at once, not left for the sweep
+        discard(staged)
+        raise
     return staged
 
 

@@ -19,6 +19,7 @@ from flask import current_app
 
 from app.core.disclosure import CLUSTER_COLUMNS, AttributeType, name_columns
 from app.extensions import db
+from app.limits import Limits
 from app.models import (
     Project,
     ProjectAttribute,
@@ -240,8 +241,9 @@ def _batches(label: str, path, mapping: ColumnMapping, policy: str, names=None):
     """The file's clean batches, read once; after them :class:`CsvImportError` (its problems
     prefixed with ``label``) if any row is bad. ``names``: a headerless file's columns."""
     batches = stream_batches(
-        path, mapping, on_duplicate_id=policy, max_value_chars=_max_value_chars(), names=names
-    )
+        path, mapping, on_duplicate_id=policy, max_value_chars=_max_value_chars(), names=names,
+        limits=Limits.of(current_app.config),
+    )  # fmt: skip
     while True:
         batch = labelled(label, next, batches, None)
         if batch is None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, name_columns, normalize, normalize_date
+from app.limits import Limits
 from app.projects.reading.pairfile import MAX_COUNT, NameFrequencies
 
 __all__ = ["LISTED", "Prepared", "RecordProblems", "prepare_records", "read_frequencies"]
@@ -63,8 +64,10 @@ def prepare_records(
     *,
     generated: bool = False,
     invalid_dates: str = "error",
+    limits: Limits | None = None,
 ) -> None:
-    """Normalise and check one source's records into ``prepared.rows[label]``."""
+    """Normalise and check one source's records into ``prepared.rows[label]``; ``limits``
+    bounds the values of a record together (``MAX_RECORD_CHARS``, :mod:`app.limits`)."""
     if not isinstance(rows, list) or not rows:
         problems.add(f"source {label}: 'records' must be a non-empty list")
         return
@@ -88,6 +91,10 @@ def prepare_records(
                 problems.add(f"{where}: duplicate id")
                 continue
         seen.add(rid)
+        too_large = limits and limits.record_problem(row.get(a.name) for a in attributes)
+        if too_large:
+            problems.add(f"{where}: {too_large}")
+            continue
         identifying, sensitive = {}, {}
         for a in attributes:
             if not a.identifying:

@@ -6,11 +6,12 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import current_app, has_app_context
 from sqlalchemy import delete, insert, select
 
 from app.core.disclosure import AttributeType, date_format
 from app.extensions import db
+from app.limits import Limits
 from app.models import (
     EvidenceModel,
     Pair,
@@ -71,6 +72,10 @@ def parse_attributes(raw: object, *, reserved: tuple[str, ...] = ("id",)) -> lis
     """
     if not isinstance(raw, list) or not raw:
         raise ProjectSpecError(["'attributes' must be a non-empty list"])
+    limits = Limits.of(current_app.config) if has_app_context() else Limits()
+    too_many = limits.attributes_problem(len(raw))
+    if too_many is not None:  # before any of them is read
+        raise ProjectSpecError([f"{too_many}; leave the others out (ignored)"])
     specs, problems, seen = [], [], set()
     for i, item in enumerate(raw):
         if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
@@ -151,8 +156,9 @@ def create_project_checked(spec: Mapping, owner: User) -> tuple[Project, Prepare
         else {"A": spec.get("records_a"), "B": spec.get("records_b")}
     )
     problems, prepared = RecordProblems(), Prepared()
+    limits = Limits.of(current_app.config)
     for label, rows in labelled.items():
-        prepare_records(label, rows, attributes, problems, prepared, **options)
+        prepare_records(label, rows, attributes, problems, prepared, **options, limits=limits)
     frequencies = read_frequencies(spec.get("name_frequencies"), attributes, problems)
     if problems.total:
         raise ProjectSpecError(problems.items, total=problems.total)

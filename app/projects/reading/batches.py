@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.disclosure import MISSING_TOKENS, AttributeType, normalize, normalize_date
+from app.limits import Limits
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
@@ -155,6 +156,7 @@ def scan_batches(
     max_value_chars: int | None,
     values: bool = True,
     named: bool = False,
+    limits: Limits | None = None,
 ) -> Iterator[Batch]:
     """Yield one :class:`Batch` per ``batch_size`` data rows of ``rows``.
 
@@ -164,6 +166,7 @@ def scan_batches(
 
     ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
     that module imports this one); ``at`` maps each mapped column to its field index.
+    ``limits`` (:class:`app.limits.Limits`) bounds a record's mapped values together.
     """
     seen: dict[tuple[str | None, str], int] = {}
     keep = mapping.invalid_dates == "missing"
@@ -177,13 +180,14 @@ def scan_batches(
         if len(raw) >= batch_size:
             yield _batch(
                 raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values,
-                named,
+                named, limits,
             )  # fmt: skip
             raw = []
     if raw:
         yield _batch(
-            raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values, named
-        )
+            raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values,
+            named, limits,
+        )  # fmt: skip
 
 
 def _generated(line: int) -> str:
@@ -194,7 +198,22 @@ def _field(fields: list[str], at: int, n: int) -> str:
     return fields[at].strip() if at < n else ""
 
 
-def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values, named) -> Batch:
+def _too_large(whole, lines, at, mapping, limits: Limits | None, problems) -> None:
+    """A problem for each record whose mapped values together pass ``MAX_RECORD_CHARS``."""
+    if limits is None:
+        return
+    mapped = [at[name] for name in (*mapping.identifying, *mapping.sensitive)]
+    most = limits.record_chars
+    for fields, line in zip(whole, lines, strict=True):
+        if sum(map(len, fields)) > most:  # the whole row first: one C loop, rarely true
+            message = limits.record_problem(fields[i] for i in mapped)
+            if message is not None:
+                problems.append((line, False, ImportProblem(line, None, message)))
+
+
+def _batch(
+    raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values, named, limits=None
+) -> Batch:
     id_col, src_col = mapping.id_column, mapping.source_column
     id_at = at[id_col] if id_col is not None else None
     src_at = at[src_col] if src_col is not None else None
@@ -237,6 +256,7 @@ def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values,
             lines.append(line)
             ids.append(record_id)
             sources.append(source)
+    _too_large(whole, lines, at, mapping, limits, problems)
     columns = {}
     for name in mapping.identifying:
         i = at[name]

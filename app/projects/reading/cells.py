@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.core.disclosure import AttributeType, normalize, normalize_date
+from app.limits import Limits
 from app.projects.reading.csvio import ImportProblem
 
 __all__ = ["CellReader"]
@@ -24,8 +25,10 @@ class CellReader:
         kinds: Mapping[str, AttributeType],
         formats: Mapping[str, str] | None = None,
         invalid_dates: str = "error",
+        limits: Limits | None = None,
     ) -> None:
         self.kinds = dict(kinds)
+        self.limits = limits
         self.formats = {
             name: layout
             for name, layout in (formats or {}).items()
@@ -39,9 +42,13 @@ class CellReader:
         return normalize_date(raw, layout) if layout else normalize(self.kinds[name], raw)
 
     def read(self, line: int, row: Mapping[str, str], problems) -> dict[str, str | None] | None:
-        """The normalised values of ``row``; ``None`` (and a problem each) if one is bad."""
+        """The normalised values of ``row``; ``None`` (and a problem each) if one is bad, or
+        if they are longer together than ``limits`` allow (``MAX_RECORD_CHARS``)."""
         values: dict[str, str | None] = {}
-        bad = False
+        too_large = self.limits and self.limits.record_problem(row[n] for n in self.kinds)
+        if too_large:
+            problems.add(line, None, too_large)
+        bad = bool(too_large)
         for name, kind in self.kinds.items():
             try:
                 values[name] = self.value(name, row[name])

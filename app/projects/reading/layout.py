@@ -29,6 +29,9 @@ __all__ = ["MINDFIRL_LAYOUTS", "Layout", "check_names", "default_names", "guess_
 
 #: Rows read to guess the layout (the first one included).
 SAMPLE_ROWS = 50
+#: Widest first row voted on; a wider file is refused at upload (app.limits), so the vote
+#: over its 50 rows of thousands of columns would be wasted.
+WIDTH_SAMPLED = 1_000
 _NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
 
@@ -54,11 +57,17 @@ MAX_NAME_CHARS = 100
 
 @dataclass(frozen=True)
 class Layout:
-    """What the first rows of a file say: header or not, its width, its first rows."""
+    """What the first rows of a file say: header or not, its width, its first rows.
+
+    ``widest`` is the most fields of a row among those read and ``widest_line`` its line
+    (the upload refuses a file wider than a project can be before a page shows it).
+    """
 
     has_header: bool
     width: int
     first: list[list[str]]
+    widest: int = 0
+    widest_line: int | None = None
 
 
 def _kind(value: str) -> str:
@@ -102,12 +111,16 @@ def guess_layout(source: Source) -> Layout:
     (empty, binary, not UTF-8, ...).
     """
     with open_rows(source) as stream:
-        rows = [fields for _, fields in itertools.islice(stream.rows, SAMPLE_ROWS)]
-    if not rows:
+        read = list(itertools.islice(stream.rows, SAMPLE_ROWS))
+    if not read:
         return Layout(True, 0, [])
+    rows = [fields for _, fields in read]
+    widest_line, widest = max(read, key=lambda row: len(row[1]))
     first, rest = rows[0], rows[1:]
+    if len(first) > WIDTH_SAMPLED:  # no vote over a file too wide to import (it is refused)
+        return Layout(True, len(first), rows[:6], len(widest), widest_line)
     header, data = _votes(first, rest)
-    return Layout(header >= data, len(first), rows[:6])
+    return Layout(header >= data, len(first), rows[:6], len(widest), widest_line)
 
 
 def _pairs_in_first_column(rows: list[list[str]]) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.core.disclosure import AttributeType, date_format
+from app.limits import Limits
 from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
 from app.projects.reading.csvio import (
     CsvImportError,
@@ -156,6 +157,7 @@ def _batches(
     max_value_chars: int | None = None,
     values: bool = True,
     names: Sequence[str] | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[Batch]:
     """Yield the file's batches; raise for a bad header or a file without data rows.
 
@@ -169,7 +171,7 @@ def _batches(
     for batch in scan_batches(
         stream.rows, mapping, at, len(header),
         on_duplicate_id=on_duplicate_id, batch_size=batch_size, max_value_chars=max_value_chars,
-        values=values, named=names is not None,
+        values=values, named=names is not None, limits=limits,
     ):  # fmt: skip
         any_rows = True
         yield batch
@@ -227,20 +229,21 @@ def stream_batches(
     batch_size: int = BATCH_SIZE,
     max_value_chars: int | None = None,
     names: Sequence[str] | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[Batch]:
     """Validate while reading, in one pass: yield each clean batch until a problem appears.
 
     From the first problem on nothing more is yielded, but the file is read to its end to
     list the first ``max_errors`` problems and count them all, then :class:`CsvImportError`
     is raised. A caller that writes each batch inside one transaction rolls it back on that
-    error and nothing is kept.
+    error and nothing is kept. ``limits`` bounds a record's size (``MAX_RECORD_CHARS``).
     """
     errors: list[ImportProblem] = []
     total = 0
     with open_rows(source) as stream:
         batches = _batches(
             stream, mapping, on_duplicate_id, batch_size, max_value_chars, values=True,
-            names=names,
+            names=names, limits=limits,
         )  # fmt: skip
         for batch in batches:
             found = batch.errors

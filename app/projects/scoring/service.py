@@ -68,7 +68,7 @@ def upload_model(project: Project, raw: bytes | str, by: User) -> ScoringModel:
         raise ScoringRefused([f"a model file has at most {MAX_MODEL_BYTES:,} bytes"])
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: deep nesting
         raise ScoringRefused(["not a JSON file (save the model with save_model_to_json)"]) from None
     try:
         model = check_model(data, _attributes(project), kind)

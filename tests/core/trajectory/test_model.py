@@ -48,13 +48,14 @@ def test_rows_are_grouped_and_sorted_by_time():
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ("1.0,90.5,2022/01/01 00:00:00,1,1", "line 3: latitude 90.5 is outside [-90, 90]"),
-        ("-180.01,0,2022/01/01 00:00:00,1,1", "line 3: longitude -180.01 is outside"),
-        ("1.0,nan,2022/01/01 00:00:00,1,1", "line 3: lon/lat must be finite"),
-        ("x,0,2022/01/01 00:00:00,1,1", "line 3: lon/lat must be numbers"),
-        ("1.0,0,2022-01-01 00:00:00,1,1", "line 3: timestamp '2022-01-01 00:00:00'"),
-        ("1.0,0,2022/01/01 00:00:00,a,1", "line 3: trajectory_id and user_id must be integers"),
-        ("1.0,0,2022/01/01 00:00:00,1,2", "line 3: trajectory 1 has user 2 here but user 1"),
+        ("1.0,90.5,2022/01/01 00:00:00,1,1", "line 3: column lat: outside [-90, 90]"),
+        ("-180.01,0,2022/01/01 00:00:00,1,1", "line 3: column lon: outside"),
+        ("1.0,nan,2022/01/01 00:00:00,1,1", "line 3: column lat: not a finite number"),
+        ("x,0,2022/01/01 00:00:00,1,1", "line 3: column lon: not a number"),
+        ("1.0,0,2022-01-01 00:00:00,1,1", "line 3: column timestamp: not YYYY/MM/DD HH:MM:SS"),
+        ("1.0,0,2022/01/01 00:00:00,a,1", "line 3: column trajectory_id: not a whole number"),
+        ("1.0,0,2022/01/01 00:00:00,1,b", "line 3: column user_id: not a whole number"),
+        ("1.0,0,2022/01/01 00:00:00,1,2", "line 3: column user_id: this trajectory has another"),
         ("1.0,0", "line 3: expected 5 fields"),
         ("1.0,0,2022/01/01 00:00:00,1,1,9", "line 3: expected 5 fields"),
     ],
@@ -80,7 +81,7 @@ def test_header_order_is_free():
 
 
 def test_constructor_validates():
-    with pytest.raises(TrajectoryFormatError, match="latitude 91.0 of point 1"):
+    with pytest.raises(TrajectoryFormatError, match="the latitude of point 1 is outside"):
         Trajectory(1, 1, [0, 1], [0.0, 0.0], [0.0, 91.0])
     with pytest.raises(TrajectoryFormatError, match="sorted"):
         Trajectory(1, 1, [1, 0], [0.0, 0.0], [0.0, 0.0])

@@ -52,14 +52,14 @@ def test_unknown_attribute_columns_are_strings():
         (
             HEADER + "1,1,A,a,Ann,\n1,1,A,c,Ann,\n1,1,B,b,Ann,\n",
             3,
-            "pair 1 has a second A row (line 2)",
+            "this pair has a second A row (the first on line 2)",
         ),
-        (HEADER + "1,1,A,a,Ann,\n", 2, "pair 1 has no B row"),
-        (HEADER + "1,1,A,a,Ann,\n1,2,B,b,Ann,\n", 3, "pair 1 is in block 1 on line 2"),
+        (HEADER + "1,1,A,a,Ann,\n", 2, "this pair has no B row"),
+        (HEADER + "1,1,A,a,Ann,\n1,2,B,b,Ann,\n", 3, "this pair is in another block on line 2"),
         (
             HEADER + "1,1,A,a,Ann,\n1,1,B,b,Ann,\n2,1,A,a,Anne,\n2,1,B,b,Ann,\n",
             4,
-            "record A a differs from line 2 in first_name",
+            "this A record (the ID of line 2) differs from it in first_name",
         ),
         (HEADER + "1,1,A,a,Ann,02/30/1990\n1,1,B,b,Ann,\n", 2, "not a calendar date"),
     ],
@@ -69,6 +69,22 @@ def test_malformed_pair_file(body, line, message):
         read_pairfile(body.encode())
     first = caught.value.problems[0]
     assert (first.line, message in first.message) == (line, True), first
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        "P~1,G~1,A,I~a,Ann,\nP~1,G~1,A,I~c,Ann,\nP~1,G~1,B,I~b,Ann,\n",
+        "P~1,G~1,A,I~a,Ann,\n",
+        "P~1,G~1,A,I~a,Ann,\nP~1,G~2,B,I~b,Ann,\n",
+        "P~1,G~1,A,I~a,Ann,\nP~1,G~1,B,I~b,Ann,\nP~2,G~1,A,I~a,Anne,\nP~2,G~1,B,I~b,Ann,\n",
+    ],
+)
+def test_pair_file_problems_quote_no_pair_block_or_record_id(rows):
+    """Issue 28: a message names the line and the column, never an id (ids may identify)."""
+    with pytest.raises(CsvImportError) as caught:
+        read_pairfile((HEADER + rows).encode())
+    assert all("~" not in str(problem) for problem in caught.value.problems)
 
 
 def test_lower_case_db_is_accepted():

@@ -44,7 +44,7 @@ NAMES = ["PairID", "ID", "first_name", "dob", "truth"]
 @pytest.mark.parametrize(
     ("body", "line", "column", "message"),
     [
-        ("1,a,ANN,01/02/1990,1\n", 1, "PairID", "pair 1 has 1 row(s) (line 1); it needs 2"),
+        ("1,a,ANN,01/02/1990,1\n", 1, "PairID", "this pair has 1 row(s) (line 1); it needs 2"),
         ("1,a,ANN,01/02/1990,1\n1,b,ANN,,0\n", 2, "truth", "give different truths"),
         ("1,a,ANN,01/02/1990,7\n1,b,ANN,,7\n", 1, "truth", "1 (same) or 0"),
         ("1,a,ANN,02/30/1990,1\n1,b,ANN,,1\n", 1, "dob", "not a calendar date"),
@@ -52,7 +52,7 @@ NAMES = ["PairID", "ID", "first_name", "dob", "truth"]
         ("1,a,ANN,,1\n1,b,ANN\n", 2, None, "expected 5 fields, found 3"),
         (
             "1,a,ANN,,1\n1,b,ANN,,1\n2,a,ZED,,1\n2,c,ANN,,1\n",
-            3, "first_name", "record A a differs from line 1 in first_name",
+            3, "first_name", "this A record (the ID of line 1) differs from it in first_name",
         ),
     ],
 )  # fmt: skip

@@ -67,11 +67,11 @@ SECRET = "ZEBEDEE"
 @pytest.mark.parametrize(
     ("body", "line", "column", "message"),
     [
-        (HEADER + row(1) + row(1, side="B") + row(2), 4, "ID", "pair 2 has 1 row(s) (line 4)"),
-        (HEADER + row(1) + row(2, side="B"), 2, "ID", "pair 1 has 1 row(s) (line 2)"),
+        (HEADER + row(1) + row(1, side="B") + row(2), 4, "ID", "this pair has 1 row(s) (line 4)"),
+        (HEADER + row(1) + row(2, side="B"), 2, "ID", "this pair has 1 row(s) (line 2)"),
         (
             HEADER + row(1) + row(1, side="B") + row(1, side="B"),
-            2, "ID", "pair 1 has 3 row(s) (line 2, 3, 4)",
+            2, "ID", "this pair has 3 row(s) (line 2, 3, 4)",
         ),
         (HEADER + row(1) + "1,1,ANN\n", 3, None, "expected 10 fields, found 3"),
         (HEADER + row(1) + row(1, side="B", cf=SECRET), 3, "cntfn", "whole number"),

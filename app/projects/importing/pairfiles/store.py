@@ -7,10 +7,12 @@ becomes the project's name counts (it wins over the counts MINDFIRL's own pair f
 
 from __future__ import annotations
 
+from flask import current_app
 from sqlalchemy import insert
 
 from app.core.disclosure import AttributeType
 from app.extensions import db
+from app.limits import Limits
 from app.models import Pair, Project, Source
 from app.projects.importing.checked import Checked, labelled
 from app.projects.importing.layouts import names_of
@@ -44,6 +46,7 @@ def _read_pairfile(staged: Staged, plan: dict):
         "pair file", read_pairfile, staged.path("pairs"), attributes=kinds,
         names=names_of(staged, "pairs"), formats=plan.get("formats") or {},
         invalid_dates=plan.get("invalid_dates", "error"), pair_truth=plan.get("truth"),
+        limits=Limits.of(current_app.config),
     )  # fmt: skip
 
 
@@ -74,8 +77,8 @@ def import_pairfile(project: Project, staged: Staged, plan: dict, attributes) ->
             "project_id": project.id,
             "record_a_id": ids["A"][p.id_a],
             "record_b_id": ids["B"][p.id_b],
-            "external_id": p.pair_id[:100],
-            "block": p.block_id[:100],
+            "external_id": p.pair_id,  # at most 100 characters (read_pairfile)
+            "block": p.block_id,
             "rule": "pair file",
         }
         for p in parsed.pairs

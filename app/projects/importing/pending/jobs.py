@@ -7,7 +7,8 @@ every 20k-row batch, over a third of a million-row import's wall time under load
 records written so far are committed too, under a project still marked ``importing``
 (listed nowhere). A failure part-way deletes the half-made project before the
 job is marked failed, and a bad file's problems are kept in the staged upload for the
-mapping page; a process killed part-way leaves it to :mod:`app.projects.importing.recovery`.
+mapping page (a file with a record past ``MAX_RECORD_CHARS`` is deleted instead); a
+process killed part-way leaves it to :mod:`app.projects.importing.recovery`.
 On success the project waits for its manager's confirmation
 (:mod:`app.projects.importing.pending.waiting`). Smaller uploads are checked and written in the
 request, whole or not at all.
@@ -22,9 +23,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.jobs import current_job_id, submit
+from app.limits import past_a_limit
 from app.models import Project, ProjectState, User
 from app.projects.importing.pending.waiting import check_and_write, estimate_rows, remember
-from app.projects.importing.uploads import Staged, load
+from app.projects.importing.uploads import Staged, discard, load
 from app.projects.lifecycle.service import delete_project
 
 __all__ = ["DEFAULT_THRESHOLD", "needs_job", "run_check", "submit_check"]
@@ -73,7 +75,11 @@ def run_check(token: str, owner_id: int, *, progress) -> dict:
     except Exception as exc:
         db.session.rollback()
         _remove_written(token)
-        remember(staged, None, None, getattr(exc, "problems", ()), getattr(exc, "total", None))
+        problems = getattr(exc, "problems", ())
+        if past_a_limit(problems):  # a record past the limits: the file must be corrected
+            discard(staged)
+        else:  # kept for another mapping, with the problems for the mapping page
+            remember(staged, None, None, problems, getattr(exc, "total", None))
         raise
     return {"project_id": project_id, "token": token}
 

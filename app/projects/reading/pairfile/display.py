@@ -29,7 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.disclosure import AttributeType, name_columns, normalize
-from app.projects.reading.pairfile.internal import COUNT_MESSAGE, is_count
+from app.projects.reading.pairfile.internal import (
+    COUNT_MESSAGE,
+    MAX_ID_CHARS,
+    id_too_long,
+    is_count,
+)
 
 __all__ = ["DISPLAY_STRUCTURE", "DisplayRows", "is_display_header", "read_display_rows"]
 
@@ -68,6 +73,10 @@ def read_display_rows(
         if not pair_id:
             problems.add(line, "PairID", "empty PairID")
             continue
+        # a record without an ID is named <PairID>-A or -B
+        too_long = id_too_long(line, "PairID", pair_id, problems, MAX_ID_CHARS - 2)
+        if id_too_long(line, "ID", row.get("ID", ""), problems) or too_long:
+            continue
         if pair_truth is not None and row.get(pair_truth, "") not in _TRUTH:
             problems.add(line, pair_truth, "the ground truth of a pair is 1 (same) or 0")
         values = cells.read(line, row, problems)
@@ -78,7 +87,7 @@ def read_display_rows(
     for pair_id, members in groups.items():
         if len(members) != 2:
             lines = ", ".join(str(line) for line, _, _ in members)
-            message = f"pair {pair_id} has {len(members)} row(s) (line {lines}); it needs 2"
+            message = f"this pair has {len(members)} row(s) (line {lines}); it needs 2"
             problems.add(members[0][0], "PairID", message)
             continue
         _truth(pair_id, members, pair_truth, problems)
@@ -92,7 +101,7 @@ def read_display_rows(
             seen = first_line.setdefault((side, record_id), line)
             diff = [name for name in cells.kinds if known[name] != values[name]]
             if diff:
-                message = f"record {side} {record_id} differs from line {seen} in {diff[0]}"
+                message = f"this {side} record (the ID of line {seen}) differs from it in {diff[0]}"
                 problems.add(line, diff[0], message)
             ids.append(record_id)
         if len(ids) == 2:
@@ -123,7 +132,8 @@ def _truth(pair_id: str, members, column: str | None, problems) -> None:
         return
     mark_a, mark_b = a.get(column) or "", b.get(column) or ""
     if mark_a != mark_b:
-        problems.add(line_b, column, f"the two rows of pair {pair_id} give different truths")
+        message = f"the two rows of this pair (lines {line_a} and {line_b}) give different truths"
+        problems.add(line_b, column, message)
         return
     if mark_a == "1":
         a[column] = b[column] = pair_id

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, normalize
+from app.limits import Limits
 from app.projects.reading.cells import CellReader
 from app.projects.reading.csvio import CsvImportError, ImportProblem, Source, open_rows
 from app.projects.reading.pairfile.display import (
@@ -35,6 +36,7 @@ from app.projects.reading.pairfile.display import (
 from app.projects.reading.pairfile.internal import (
     COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
+    id_too_long,
     is_count,
     is_internal_header,
     read_internal_rows,
@@ -108,6 +110,7 @@ def read_pairfile(
     formats: Mapping[str, str] | None = None,
     invalid_dates: str = "error",
     pair_truth: str | None = None,
+    limits: Limits | None = None,
 ) -> PairFile:
     """Parse and check a MINDFIRL pair file.
 
@@ -120,7 +123,8 @@ def read_pairfile(
     ``names`` are the column names of a file without a header row (MINDFIRL's display files;
     :mod:`app.projects.reading.pairfile.display`); ``formats`` and ``invalid_dates`` read
     dates as :class:`~app.projects.reading.cells.CellReader` does; ``pair_truth`` names a
-    display file's per-pair ground-truth column.
+    display file's per-pair ground-truth column. ``limits`` bounds a record's values
+    together (``MAX_RECORD_CHARS``, :mod:`app.limits`).
     """
     problems = ProblemList(max_errors)
     with open_rows(source) as stream:
@@ -128,9 +132,11 @@ def read_pairfile(
         header_line, header = next(rows)
         names = [h.strip() for h in header]
         if is_internal_header(names):
-            return _internal(header_line, names, rows, attributes, problems, formats, invalid_dates)
+            return _internal(
+                header_line, names, rows, attributes, problems, formats, invalid_dates, limits
+            )
         if is_display_header(names):
-            cells = _cells(names, DISPLAY_STRUCTURE, attributes, formats, invalid_dates)
+            cells = _cells(names, DISPLAY_STRUCTURE, attributes, formats, invalid_dates, limits)
             found = read_display_rows(names, rows, cells, problems, pair_truth)
             return PairFile(
                 cells.kinds, found.records_a, found.records_b,
@@ -142,7 +148,7 @@ def read_pairfile(
             found = ", ".join(repr(n) for n in names[:6])
             message = f"missing column(s) {', '.join(missing)}; found {found}"
             raise CsvImportError([ImportProblem(header_line, None, message)])
-        cells = _cells(names, STRUCTURE, attributes, formats, invalid_dates)
+        cells = _cells(names, STRUCTURE, attributes, formats, invalid_dates, limits)
         kinds = cells.kinds
         records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}
         first_line: dict[tuple[str, str], int] = {}
@@ -153,10 +159,12 @@ def read_pairfile(
                 problems.add(line, None, f"expected {len(names)} fields, found {len(fields)}")
                 continue
             row = dict(zip(names, (f.strip() for f in fields), strict=True))
-            pair_id, block, db, record_id = (row[c] for c in STRUCTURE)
             for column in STRUCTURE:
                 if not row[column]:
                     problems.add(line, column, f"empty {column}")
+                elif id_too_long(line, column, row[column], problems):
+                    row[column] = ""  # refused, and not paired with any other row
+            pair_id, block, db, record_id = (row[c] for c in STRUCTURE)
             if db.upper() not in ("A", "B") and db:
                 problems.add(line, "DB", "DB must be A or B")
             values = cells.read(line, row, problems)
@@ -166,13 +174,13 @@ def read_pairfile(
             side = members.setdefault(pair_id, {})
             if db in side:
                 problems.add(
-                    line, "DB", f"pair {pair_id} has a second {db} row (line {side[db][0]})"
+                    line, "DB", f"this pair has a second {db} row (the first on line {side[db][0]})"
                 )
                 continue
             side[db] = (line, record_id)
             seen_line, seen_block = blocks.setdefault(pair_id, (line, block))
             if seen_block != block:
-                message = f"pair {pair_id} is in block {seen_block} on line {seen_line}"
+                message = f"this pair is in another block on line {seen_line}"
                 problems.add(line, "GroupID", message)
             if values is None:
                 continue
@@ -181,8 +189,8 @@ def read_pairfile(
             diff = [name for name in kinds if known[name] != values[name]]
             if diff:
                 message = (
-                    f"record {db} {record_id} differs from line "
-                    f"{first_line[db, record_id]} in {', '.join(diff)}"
+                    f"this {db} record (the ID of line {first_line[db, record_id]}) differs "
+                    f"from it in {', '.join(diff)}"
                 )
                 problems.add(line, diff[0], message)
     pairs = []
@@ -190,25 +198,27 @@ def read_pairfile(
         for db in ("A", "B"):
             if db not in side:
                 ((line, _),) = side.values()
-                problems.add(line, "DB", f"pair {pair_id} has no {db} row")
+                problems.add(line, "DB", f"this pair has no {db} row")
         if len(side) == 2:
             pairs.append(Pair(pair_id, blocks[pair_id][1], side["A"][1], side["B"][1]))
     problems.raise_if_any()
     return PairFile(kinds, records["A"], records["B"], pairs, None, cells.missing)
 
 
-def _cells(names, structure, attributes, formats, invalid_dates) -> CellReader:
+def _cells(names, structure, attributes, formats, invalid_dates, limits=None) -> CellReader:
     kinds = {n: AttributeType(attributes.get(n, "string")) for n in names if n not in structure}
-    return CellReader(kinds, formats, invalid_dates)
+    return CellReader(kinds, formats, invalid_dates, limits)
 
 
 def _frequencies(counts: dict[str, dict[str, int]]) -> NameFrequencies | None:
     return NameFrequencies(counts["F"], counts["L"]) if any(counts.values()) else None
 
 
-def _internal(header_line, names, rows, attributes, problems, formats, invalid_dates) -> PairFile:
+def _internal(
+    header_line, names, rows, attributes, problems, formats, invalid_dates, limits
+) -> PairFile:
     """MINDFIRL's internal format (see :mod:`app.projects.reading.pairfile.internal`)."""
-    cells = _cells(names, INTERNAL_STRUCTURE, attributes, formats, invalid_dates)
+    cells = _cells(names, INTERNAL_STRUCTURE, attributes, formats, invalid_dates, limits)
     records_a, records_b, pairs, counts = read_internal_rows(
         header_line, names, rows, cells, problems
     )

@@ -13,6 +13,7 @@ from flask_login import current_user
 from app.auth.decorators import roles_required
 from app.core.disclosure import AttributeType
 from app.extensions import db
+from app.limits import past_a_limit
 from app.models import EvidenceModel, Job, Project
 from app.projects.importing import (
     FILES,
@@ -58,12 +59,15 @@ def _staged(token: str) -> Staged:
         abort(404, str(exc))
 
 
-def _mapping_page(staged: Staged, shown, columns, problems=None, status=200, form=None):
+def _mapping_page(
+    staged: Staged, shown, columns, problems=None, status=200, form=None, discarded=False
+):
     return render_template(
         "projects/map.html", staged=staged, shown=shown, columns=columns,
         problems=problems or Problems([], 0), roles=ROLES, types=list(AttributeType),
         default_type=default_type, default_role=default_role, models=list(EvidenceModel),
-        form=request.form if form is None else form, **mapping_context(staged, shown),
+        form=request.form if form is None else form, discarded=discarded,
+        **mapping_context(staged, shown),
     ), status  # fmt: skip
 
 
@@ -81,6 +85,13 @@ def _plan(staged: Staged, columns: list[str]) -> dict:
     plan["frequencies"] = staged.has("freq")
     check_plan(plan)
     return plan
+
+
+def _refused_files(staged: Staged, exc: Exception):
+    """The mapping page for files no mapping can import; they are deleted at once."""
+    discard(staged)
+    staged.meta.pop("layout", None)  # nothing left to lay out
+    return _mapping_page(staged, {}, [], _problems(exc), 400, discarded=True)
 
 
 def _checked_page(staged: Staged, checked):
@@ -136,8 +147,8 @@ def map_columns(token: str):
     staged = _staged(token)
     try:
         shown = previews(staged)
-    except CsvImportError as exc:
-        return _mapping_page(staged, {}, [], _problems(exc), 400)
+    except CsvImportError as exc:  # no mapping can read the file
+        return _refused_files(staged, exc)
     columns = mapping_columns(staged, shown)
     if request.method == "GET":  # after a failed job check: its problems, the form as sent
         form = staged.meta.get("form", {})
@@ -160,7 +171,9 @@ def map_columns(token: str):
         project, checked = check_and_write(staged, plan, current_user)
     except REJECTED as exc:
         db.session.rollback()
-        remember(staged, None, None)
+        if past_a_limit(getattr(exc, "problems", ())):
+            return _refused_files(staged, exc)
+        remember(staged, None, None)  # kept: another mapping may import the files
         return _mapping_page(staged, shown, columns, _problems(exc), 400)
     remember(staged, project, checked)
     db.session.commit()

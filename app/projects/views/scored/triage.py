@@ -78,7 +78,11 @@ def _staged(project):
 
 
 def _preview(project, staged, form):
-    scored = read_scores(staged.path(LABEL))
+    try:
+        scored = read_scores(staged.path(LABEL))
+    except PredictionsError:
+        discard(staged)  # no setting reads this file: deleted at once, not left for the sweep
+        raise
     settings = TriageSettings.parse(form)
     sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
     return scored, settings, sources or None
@@ -114,7 +118,8 @@ def triage(project_id: int):
     except REFUSED as exc:
         db.session.rollback()
         problems = getattr(exc, "problems", [str(exc)])
-        return _page(project, form, token=staged and staged.token, problems=problems, status=400)
+        token = staged.token if staged is not None and staged.directory.is_dir() else None
+        return _page(project, form, token=token, problems=problems, status=400)
     return _page(project, form, preview, staged.token)
 
 
