@@ -235,3 +235,22 @@ def write_rows(model, columns: tuple[str, ...], rows) -> None:
         return
     marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
     connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
+
+
+def int_table(query, width: int):
+    """The rows of ``query`` (``width`` integer columns) as an int64 numpy array ``(n, width)``.
+
+    For reads of a million rows (a round's pairs, every record's count): the driver's tuples
+    go straight into numpy, without SQLAlchemy's row objects (numpy probing a ``Row`` for
+    the array protocol cost more than the query).
+    """
+    import numpy as np
+
+    result = db.session.connection().execute(query)
+    try:
+        rows = result.cursor.fetchall()
+    finally:
+        result.close()
+    if not rows:
+        return np.zeros((0, width), dtype=np.int64)
+    return np.array(rows, dtype=np.int64).reshape(-1, width)
