@@ -32,7 +32,7 @@ from app.models import (
     User,
 )
 from app.projects.blocking.pairing import pair_records
-from app.projects.progress.outcomes import PairOutcome, outcomes
+from app.projects.progress.outcomes import PairOutcome, outcomes, touched_pairs
 from app.projects.staffing.assignments import AssignmentError, assign_pairs, extend_assignment
 from app.projects.staffing.workers import change_budget
 
@@ -99,7 +99,9 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
         ).all()
     )
     items = []
-    disputed = [o for o in outcomes(project.id).values() if o.conflict]
+    # Only answered pairs can disagree: their outcomes, not every pair's.
+    touched = outcomes(project.id, only=touched_pairs(project.id))
+    disputed = [o for o in touched.values() if o.conflict]
     records = {
         pair_id: ((la, a), (lb, b))
         for pair_id, (la, a, lb, b, *_) in pair_records(

@@ -10,9 +10,10 @@ from app.analytics.kapr import collusion
 from app.extensions import db
 from app.models import CLEARED, Pair, User
 from app.projects.blocking.pairing import create_pairs
-from app.projects.conflicts.queue import resolve_conflict
+from app.projects.conflicts.queue import conflict_queue, resolve_conflict
 from app.projects.progress import charts
 from app.projects.progress.agreement import agreement
+from app.projects.progress.listing import project_summaries
 from app.projects.progress.outcomes import outcomes, touched_pairs
 from app.projects.progress.summary import project_progress
 from app.projects.staffing import assign_pairs
@@ -86,6 +87,15 @@ def test_summary_equals_the_per_pair_computation(app, people, coders):
         untouched = [o for p, o in every.items() if p not in touched]
         assert not any(o.decided or o.resolution for o in untouched)
         assert charts.agreement_chart(project) == _agreement_chart_of(every)
+        queue = {item.pair_id: item.outcome for item in conflict_queue(project)}
+        assert queue == {p: o for p, o in every.items() if o.conflict}
+        (listed,) = project_summaries([project])
+        answered = [o for o in every.values() if o.answers and all(a.decision for a in o.answers)]
+        assert (listed.answered, listed.settled, listed.conflicts) == (
+            len(answered),
+            expected["decided"],
+            expected["conflicts"],
+        )
 
 
 def _agreement_chart_of(by_pair):
