@@ -7,6 +7,7 @@ from fractions import Fraction
 from itertools import count, repeat
 
 import numpy as np
+from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
@@ -27,6 +28,10 @@ from app.projects.staffing.characters import pair_characters, pairs_of
 
 #: Assignment pairs written per statement (rows held in memory at once).
 WRITE_CHUNK = 100_000
+#: The most pairs one assignment step sends to review (``REVIEW_MAX_PAIRS``): a project may
+#: store millions of candidate pairs (blocking, a linker's scored pairs), but people review
+#: a band, a sample or a share of them. Above it, triage the pairs or assign a list of them.
+DEFAULT_REVIEW_MAX_PAIRS = 100_000
 
 
 class AssignmentError(ValueError):
@@ -66,6 +71,7 @@ def assign_pairs(
         chosen = list(dict.fromkeys(pair_ids))
         _check_assignable(project, chosen)
         record_a, record_b = pairs_of(project, chosen)
+    check_review_size(len(chosen))
     characters = int(pair_characters(project, record_a, record_b).sum())
     return create_assignment(
         project, worker, budget, chosen, characters, start_partial, resolver=resolver, round=number
@@ -106,6 +112,20 @@ def check_assignee(
     if isinstance(start_partial, str) or unknown:
         raise AssignmentError(f"'start_partial' names no identifying attribute: {unknown}")
     return number
+
+
+def review_max_pairs() -> int:
+    return int(current_app.config.get("REVIEW_MAX_PAIRS", DEFAULT_REVIEW_MAX_PAIRS))
+
+
+def check_review_size(n_pairs: int) -> None:
+    """Refuse sending more than :func:`review_max_pairs` pairs to review in one step."""
+    limit = review_max_pairs()
+    if n_pairs > limit:
+        raise AssignmentError(
+            f"{n_pairs:,} pairs is more than the {limit:,} one assignment step sends to review; "
+            "triage the pairs (a band and a calibration sample) or assign a list of them"
+        )
 
 
 def create_assignment(

@@ -13,6 +13,7 @@ from app.models import Assignment, BudgetChange, Project, Role, User
 from app.projects.staffing.assignments import (
     AssignmentError,
     check_assignee,
+    check_review_size,
     create_assignment,
     lock_assignment,
     newest_round,
@@ -78,6 +79,7 @@ def assign_workers(
     pair_ids, record_a, record_b = round_pairs(project, number)
     if not len(pair_ids):
         raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
+    check_review_size(len(pair_ids))
     names = list(budgets)
     for name in names:
         check_assignee(project, users[name], budgets[name], start_partial, round=number)

@@ -132,3 +132,23 @@ def test_start_partial_counts_the_same_total_and_charges_the_start(app):
         db.session.commit()
         assert a.chars_total == b.chars_total == _per_pair_characters(a)
         assert b.chars_disclosed > 0 and b.kapr > 0
+
+
+def test_the_pair_cap_bounds_what_is_assigned_for_review_not_what_is_stored(app):
+    from app.projects.blocking import pairing
+    from app.projects.staffing.assignments import AssignmentError
+
+    assert pairing.DEFAULT_MAX_PAIRS >= 10_000_000  # millions of pairs may be stored
+    with app.app_context():
+        app.config["REVIEW_MAX_PAIRS"] = 3
+        project = _project(make_user("max", "manager"))
+        wes, wen = make_user("wes"), make_user("wen")
+        assert db.session.query(Pair).count() == len(PAIRS) > 3  # stored beyond the cap
+        with pytest.raises(AssignmentError, match="7 pairs is more than the 3 one assignment"):
+            assign_workers(project, {"wes": 0.5, "wen": 0.5})
+        db.session.rollback()
+        with pytest.raises(AssignmentError, match="more than the 3"):
+            assign_pairs(project, wes, 0.5)
+        db.session.rollback()
+        ids = db.session.scalars(select(Pair.id).order_by(Pair.id)).all()
+        assert len(assign_pairs(project, wen, 0.5, ids[:3]).pairs) == 3  # a list within it
