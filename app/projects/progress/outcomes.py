@@ -111,10 +111,16 @@ def outcomes(project_id: int, only: list[int] | None = None) -> dict[int, PairOu
     result = {pair_id: PairOutcome(pair_id) for pair_id in sorted(found)}
     in_project = select(Assignment.id).where(Assignment.project_id == project_id)
     newest = current_answer_ids(DecisionEvent.assignment_id.in_(in_project))
+    # Columns, not ORM objects: a project may hold a million answers.
     events = {
         (e.assignment_id, e.pair_id): e
-        for e in db.session.scalars(select(DecisionEvent).where(DecisionEvent.id.in_(newest)))
-    }
+        for e in db.session.execute(
+            select(
+                DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision,
+                DecisionEvent.confidence, DecisionEvent.at,
+            ).where(DecisionEvent.id.in_(newest))
+        )
+    }  # fmt: skip
     listed = (
         select(
             AssignmentPair.pair_id,
