@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, BudgetChange, Pair, Project, Purpose
 from app.projects.progress.agreement import Agreement, agreement
-from app.projects.progress.outcomes import outcomes, touched_pairs
+from app.projects.progress.counts import answer_counts
 
 __all__ = ["ProjectProgress", "WorkerProgress", "project_progress"]
 
@@ -55,12 +55,10 @@ class ProjectProgress:
 def project_progress(project: Project) -> ProjectProgress:
     """Per worker pairs decided, KAPR spent vs budget, characters disclosed; agreement.
 
-    Counted by the database where every pair counts (pairs, each assignment's size, pairs
-    given to someone) and in Python only over the pairs someone answered or resolved
-    (:func:`~app.projects.progress.outcomes.touched_pairs`): a pair nobody answered is
-    assigned, unanswered, undecided and no conflict, whatever its number.
+    Counted by the database (:mod:`app.projects.progress.counts`): pairs, each assignment's
+    size and answers, pairs given to someone, settled, in conflict, answered, and the first
+    two coders' answers; nothing is read pair by pair.
     """
-    by_pair = outcomes(project.id, only=touched_pairs(project.id))
     assignments = db.session.scalars(
         select(Assignment)
         .where(Assignment.project_id == project.id, Assignment.resolver.is_(False))
@@ -82,20 +80,13 @@ def project_progress(project: Project) -> ProjectProgress:
             .group_by(AssignmentPair.assignment_id)
         ).all()
     )
-    decided_by: dict[int, int] = dict.fromkeys(ids, 0)
-    double: list[tuple[str, str]] = []
-    for outcome in by_pair.values():
-        for answer in outcome.answers:
-            decided_by[answer.assignment_id] += answer.decision is not None
-        decided = [a.decision for a in outcome.answers if a.decision is not None]
-        if len(decided) >= 2:
-            double.append((decided[0], decided[1]))
+    counts = answer_counts(project.id, ids)
     workers = [
         WorkerProgress(
             a.id,
             a.worker.username,
             sizes[a.id],
-            decided_by[a.id],
+            counts.per_assignment.get(a.id, 0),
             a.kapr,
             a.budget,
             a.chars_disclosed or 0,
@@ -115,16 +106,14 @@ def project_progress(project: Project) -> ProjectProgress:
             AssignmentPair.assignment_id.in_(ids)
         )
     )
-    given = [len(o.decided) for o in by_pair.values()]
-    due = [len(o.answers) for o in by_pair.values()]
     return ProjectProgress(
         pairs=pairs,
-        decided=sum(o.final is not None for o in by_pair.values()),
-        conflicts=sum(o.open for o in by_pair.values()),
+        decided=counts.decided,
+        conflicts=counts.conflicts,
         workers=workers,
-        agreement=agreement(double),
+        agreement=agreement(counts.double_labels()),
         assigned=assigned if ids else 0,
-        answered=sum(d > 0 and g == d for g, d in zip(given, due, strict=True)),
-        answers=sum(given),
+        answered=counts.answered,
+        answers=counts.answers,
         answers_due=sum(sizes.values()),
     )

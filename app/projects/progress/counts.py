@@ -1,0 +1,143 @@
+"""The progress page's answer counts, aggregated by the database over the current answers.
+
+The same numbers :func:`~app.projects.progress.outcomes.outcomes` gives pair by pair in
+Python (``tests/projects/progress/test_progress_at_scale.py`` holds them equal), as a few
+``GROUP BY`` queries whose cost grows with the answers, not with the pairs, and whose rows
+are per assignment or per answer kind, never per pair:
+
+- each reviewer assignment's current answers (a clear takes an answer back);
+- pairs settled (the manager's newest resolution, else a majority of the answers:
+  :func:`~app.projects.progress.agreement.consensus`), open conflicts (answers of more than
+  one kind, not settled), pairs every one of whose reviewers answered;
+- the first two coders' answers (by assignment) of every pair answered twice or more, counted
+  per combination, for the agreement and its chart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import and_, case, func, literal, select
+
+from app.extensions import db
+from app.models import (
+    AssignmentPair,
+    ConflictResolution,
+    DecisionEvent,
+    Pair,
+    current_answer_ids,
+)
+
+__all__ = ["AnswerCounts", "answer_counts"]
+
+
+@dataclass(frozen=True)
+class AnswerCounts:
+    """What the reviewers' current answers add up to (see the module docstring)."""
+
+    per_assignment: dict[int, int]  # reviewer assignment id -> its current answers
+    decided: int
+    conflicts: int
+    answered: int
+    double: dict[tuple[str, str], int]  # (first coder's, second coder's) -> pairs
+
+    @property
+    def answers(self) -> int:
+        return sum(self.per_assignment.values())
+
+    def double_labels(self) -> list[tuple[str, str]]:
+        """The first two coders' answers of each pair answered twice, as a list."""
+        return [labels for labels, n in sorted(self.double.items()) for _ in range(n)]
+
+
+def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
+    """The counts over the current answers of the reviewer assignments ``reviewer_ids``."""
+    if not reviewer_ids:
+        return AnswerCounts({}, 0, 0, 0, {})
+    current = (
+        select(DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision)
+        .where(DecisionEvent.id.in_(current_answer_ids(DecisionEvent.assignment_id.in_(reviewer_ids))))
+        .subquery()
+    )  # fmt: skip
+    per_assignment = dict(
+        db.session.execute(
+            select(current.c.assignment_id, func.count()).group_by(current.c.assignment_id)
+        ).all()
+    )
+
+    def kind(label: str):
+        return func.sum(case((current.c.decision == label, 1), else_=0))
+
+    per_pair = (
+        select(
+            current.c.pair_id,
+            func.count().label("n"),
+            kind("same").label("same"),
+            kind("different").label("different"),
+            kind("unsure").label("unsure"),
+        )
+        .group_by(current.c.pair_id)
+        .subquery()
+    )
+    newest = (
+        select(func.max(ConflictResolution.id))
+        .join(Pair, Pair.id == ConflictResolution.pair_id)
+        .where(Pair.project_id + 0 == project_id)  # read the resolutions first (SQLite)
+        .group_by(ConflictResolution.pair_id)
+    )
+    resolved = (
+        select(ConflictResolution.pair_id, ConflictResolution.decision)
+        .where(ConflictResolution.id.in_(newest))
+        .subquery()
+    )
+    human = case(
+        (resolved.c.decision.is_not(None), resolved.c.decision),
+        (2 * per_pair.c.same > per_pair.c.n, literal("same")),
+        (2 * per_pair.c.different > per_pair.c.n, literal("different")),
+        else_=None,
+    )
+    kinds = (
+        case((per_pair.c.same > 0, 1), else_=0)
+        + case((per_pair.c.different > 0, 1), else_=0)
+        + case((per_pair.c.unsure > 0, 1), else_=0)
+    )
+    due = (
+        select(func.count())
+        .where(
+            AssignmentPair.assignment_id.in_(reviewer_ids),
+            AssignmentPair.pair_id == per_pair.c.pair_id,
+        )
+        .scalar_subquery()
+    )
+    decided, conflicts, answered = db.session.execute(
+        select(
+            func.coalesce(func.sum(case((human.is_not(None), 1), else_=0)), 0),
+            func.coalesce(func.sum(case((and_(kinds > 1, human.is_(None)), 1), else_=0)), 0),
+            func.coalesce(func.sum(case((per_pair.c.n == due, 1), else_=0)), 0),
+        ).select_from(per_pair.outerjoin(resolved, resolved.c.pair_id == per_pair.c.pair_id))
+    ).one()
+    # A resolution stands for a pair whose answers were all taken back since.
+    unanswered = select(func.count()).where(resolved.c.pair_id.not_in(select(current.c.pair_id)))
+    decided += db.session.scalar(unanswered)
+    return AnswerCounts(
+        per_assignment, int(decided), int(conflicts), int(answered), _first_two(current)
+    )
+
+
+def _first_two(current) -> dict[tuple[str, str], int]:
+    """(first, second) coder's answer -> pairs, over the pairs answered at least twice."""
+    ranked = select(
+        current.c.pair_id,
+        current.c.decision,
+        func.row_number()
+        .over(partition_by=current.c.pair_id, order_by=current.c.assignment_id)
+        .label("rank"),
+    ).subquery()
+    first, second = ranked.alias("first"), ranked.alias("second")
+    rows = db.session.execute(
+        select(first.c.decision, second.c.decision, func.count())
+        .select_from(first.join(second, second.c.pair_id == first.c.pair_id))
+        .where(first.c.rank == 1, second.c.rank == 2)
+        .group_by(first.c.decision, second.c.decision)
+    ).all()
+    return {(a, b): n for a, b, n in rows}
