@@ -133,11 +133,18 @@ def _first_two(current) -> dict[tuple[str, str], int]:
         .over(partition_by=current.c.pair_id, order_by=current.c.assignment_id)
         .label("rank"),
     ).subquery()
-    first, second = ranked.alias("first"), ranked.alias("second")
+    # One pass per pair (no self-join: SQLite would join the window's rows without an index).
+    by_pair = (
+        select(
+            func.max(case((ranked.c.rank == 1, ranked.c.decision))).label("first"),
+            func.max(case((ranked.c.rank == 2, ranked.c.decision))).label("second"),
+        )
+        .group_by(ranked.c.pair_id)
+        .subquery()
+    )
     rows = db.session.execute(
-        select(first.c.decision, second.c.decision, func.count())
-        .select_from(first.join(second, second.c.pair_id == first.c.pair_id))
-        .where(first.c.rank == 1, second.c.rank == 2)
-        .group_by(first.c.decision, second.c.decision)
+        select(by_pair.c.first, by_pair.c.second, func.count())
+        .where(by_pair.c.second.is_not(None))
+        .group_by(by_pair.c.first, by_pair.c.second)
     ).all()
     return {(a, b): n for a, b, n in rows}
