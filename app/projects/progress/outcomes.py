@@ -110,17 +110,20 @@ def outcomes(project_id: int, only: list[int] | None = None) -> dict[int, PairOu
         found.extend(db.session.scalars(where.order_by(Pair.id)))
     result = {pair_id: PairOutcome(pair_id) for pair_id in sorted(found)}
     in_project = select(Assignment.id).where(Assignment.project_id == project_id)
-    newest = current_answer_ids(DecisionEvent.assignment_id.in_(in_project))
-    # Columns, not ORM objects: a project may hold a million answers.
-    events = {
-        (e.assignment_id, e.pair_id): e
-        for e in db.session.execute(
-            select(
-                DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision,
-                DecisionEvent.confidence, DecisionEvent.at,
-            ).where(DecisionEvent.id.in_(newest))
-        )
-    }  # fmt: skip
+    # Columns, not ORM objects: a project may hold a million answers; with ``only``, the
+    # answers of those pairs only.
+    answer = select(
+        DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision,
+        DecisionEvent.confidence, DecisionEvent.at,
+    )  # fmt: skip
+    events = {}
+    for part in _chunks(only):
+        scope = [DecisionEvent.assignment_id.in_(in_project)]
+        if part is not None:
+            scope.append(DecisionEvent.pair_id.in_(part))
+        newest = current_answer_ids(*scope)
+        rows = db.session.execute(answer.where(DecisionEvent.id.in_(newest)))
+        events.update(((e.assignment_id, e.pair_id), e) for e in rows)
     listed = (
         select(
             AssignmentPair.pair_id,
