@@ -22,8 +22,11 @@ __all__ = ["pair_characters", "pairs_of", "record_characters"]
 CHUNK = 10_000  # bounded IN lists (SQLite's variable limit)
 
 
-def record_characters(project: Project) -> tuple[np.ndarray, np.ndarray]:
-    """The project's record ids (sorted) and each record's characters, as int64 arrays."""
+def record_characters(
+    project: Project, only: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The project's record ids (sorted; with ``only``, those of them) and each record's
+    characters, as int64 arrays."""
     terms = []
     for attribute in project.identifying:
         value = Record.values[attribute.name].as_string()
@@ -33,15 +36,30 @@ def record_characters(project: Project) -> tuple[np.ndarray, np.ndarray]:
             terms.append(func.coalesce(func.length(value), 0))
     total = sum(terms[1:], terms[0]) if terms else 0
     query = select(Record.id, total).where(Record.project_id == project.id).order_by(Record.id)
-    table = int_table(query, 2)
+    if only is None:
+        table = int_table(query, 2)
+    else:
+        parts = [
+            int_table(query.where(Record.id.in_(only[start : start + CHUNK].tolist())), 2)
+            for start in range(0, len(only), CHUNK)
+        ]
+        table = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
     return table[:, 0], table[:, 1]
 
 
 def pair_characters(project: Project, record_a: np.ndarray, record_b: np.ndarray) -> np.ndarray:
-    """Each pair's total characters, for pairs given by their two records' ids."""
-    ids, chars = record_characters(project)
+    """Each pair's total characters, for pairs given by their two records' ids.
+
+    Every record of the project is counted in one pass, unless the pairs name fewer than
+    a fifth of them (a list of pairs): then those records only, by id.
+    """
     if not len(record_a):
         return np.zeros(0, dtype=np.int64)
+    named = np.unique(np.concatenate([record_a, record_b]))
+    n_records = db.session.scalar(
+        select(func.count()).select_from(Record).where(Record.project_id == project.id)
+    )
+    ids, chars = record_characters(project, named if 5 * len(named) < n_records else None)
     return chars[np.searchsorted(ids, record_a)] + chars[np.searchsorted(ids, record_b)]
 
 

@@ -87,6 +87,15 @@ def test_record_characters_count_every_identifying_cell(app):
                                                        1 + 0 + 11 + 8 + 1])  # fmt: skip
 
 
+def test_record_characters_of_some_records_are_those_of_all(app):
+    with app.app_context():
+        project = _project(make_user("max", "manager"))
+        ids, chars = record_characters(project)
+        some, counted = record_characters(project, only=ids[[3, 1]])
+        assert some.tolist() == ids[[1, 3]].tolist()  # in id order
+        assert counted.tolist() == chars[[1, 3]].tolist()
+
+
 @pytest.mark.parametrize(("workers", "coders"), [(1, 1), (2, 1), (3, 2)])
 def test_shares_positions_and_characters_equal_the_per_pair_path(app, workers, coders):
     with app.app_context():
