@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask import g, has_request_context, request
 from sqlalchemy import and_, case, func, literal, select
 
 from app.extensions import db
@@ -51,9 +52,23 @@ class AnswerCounts:
 
 
 def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
-    """The counts over the current answers of the reviewer assignments ``reviewer_ids``."""
+    """The counts over the current answers of the reviewer assignments ``reviewer_ids``.
+
+    Within one GET request (which writes nothing) they are counted once: the progress page
+    asks for them for its summary and again for its agreement chart.
+    """
     if not reviewer_ids:
         return AnswerCounts({}, 0, 0, 0, {})
+    if not (has_request_context() and request.method in ("GET", "HEAD")):
+        return _answer_counts(project_id, reviewer_ids)
+    cache = g.setdefault("mindfirl_answer_counts", {})
+    key = (project_id, tuple(reviewer_ids))
+    if key not in cache:
+        cache[key] = _answer_counts(project_id, reviewer_ids)
+    return cache[key]
+
+
+def _answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     current = (
         select(DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision)
         .where(DecisionEvent.id.in_(current_answer_ids(DecisionEvent.assignment_id.in_(reviewer_ids))))

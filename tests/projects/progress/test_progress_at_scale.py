@@ -133,3 +133,22 @@ def test_pooled_count_is_every_pooled_pair_also_when_loading_the_disclosed_only(
         assert [p.id for p in every.pairs] == ids[:9]
         disclosed = [p.id for p, s in zip(every.pairs, every.states, strict=True) if s.levels]
         assert disclosed and [p.id for p in shown.pairs] == disclosed
+
+
+def test_answer_counts_are_counted_once_per_get_request_only(app, people):
+    from app.projects.progress.counts import answer_counts
+
+    with app.app_context():
+        project = linked_project(people)
+        create_pairs(project, [["last_name"]])
+        (made,) = assign_workers(project, {"wes": 0.5})
+        db.session.commit()
+        pair_id = made.pairs[0].pair_id
+        with app.test_request_context(method="GET"):
+            first = answer_counts(project.id, [made.id])
+            assert answer_counts(project.id, [made.id]) is first
+        with app.test_request_context(method="POST"):
+            before = answer_counts(project.id, [made.id])
+            decide(made, pair_id, "same")
+            db.session.flush()
+            assert answer_counts(project.id, [made.id]).answers == before.answers + 1
