@@ -32,8 +32,9 @@ import threading
 from contextlib import contextmanager
 
 from flask import Flask, current_app, has_request_context, request
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 
@@ -277,3 +278,30 @@ def big_cache():
         yield
     finally:
         connection.exec_driver_sql(f"PRAGMA cache_size = {int(before)}")
+
+
+def write_int_rows(model, columns: tuple[str, ...], table) -> None:
+    """Insert the rows of an integer numpy array ``table`` (``columns`` in order), as
+    :func:`write_rows` does, without a Python tuple per row on PostgreSQL: the ``COPY`` text
+    is made by numpy and sent in one piece (psycopg's ``write_row`` costs ~8 µs a row)."""
+    import numpy as np
+
+    table = np.asarray(table, dtype=np.int64)
+    if not len(table):
+        return
+    connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
+    if connection.dialect.name != "postgresql":
+        write_rows(model, columns, list(map(tuple, table.tolist())))
+        return
+    text = "\n".join(map("\t".join, table.astype(str).tolist())) + "\n"
+    raw = connection.connection.driver_connection
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    statement = f"COPY {model.__table__.name} ({quoted}) FROM STDIN"
+    try:
+        with raw.cursor() as cursor, cursor.copy(statement) as copy:
+            copy.write(text)
+    except connection.dialect.dbapi.Error as exc:
+        raise DBAPIError.instance(
+            statement, None, exc, connection.dialect.dbapi.Error,
+            hide_parameters=True, dialect=connection.dialect,
+        ) from None  # fmt: skip

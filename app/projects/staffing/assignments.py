@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from itertools import count, repeat
 
 import numpy as np
 from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from app.database import int_table, write_rows
+from app.database import int_table, write_int_rows
 from app.extensions import db
 from app.models import (
     REVIEWED,
@@ -157,8 +156,11 @@ def create_assignment(
     db.session.flush()
     columns = ("assignment_id", "pair_id", "position")
     for start in range(0, len(chosen), WRITE_CHUNK):
-        part = chosen[start : start + WRITE_CHUNK]
-        write_rows(AssignmentPair, columns, zip(repeat(assignment.id), part, count(start)))
+        part = np.asarray(chosen[start : start + WRITE_CHUNK], dtype=np.int64)
+        rows = np.column_stack(
+            [np.full(len(part), assignment.id), part, np.arange(start, start + len(part))]
+        )
+        write_int_rows(AssignmentPair, columns, rows)
     db.session.expire(assignment, ["pairs"])
     if start_partial:
         identifying = {a.name: a for a in project.identifying}
