@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from flask import g, has_request_context, request
 from sqlalchemy import and_, case, func, literal, select
 
+from app.database import int_table
 from app.extensions import db
 from app.models import (
     AssignmentPair,
@@ -60,12 +62,72 @@ def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     if not reviewer_ids:
         return AnswerCounts({}, 0, 0, 0, {})
     if not (has_request_context() and request.method in ("GET", "HEAD")):
-        return _answer_counts(project_id, reviewer_ids)
+        return counted_answers(project_id, reviewer_ids)
     cache = g.setdefault("mindfirl_answer_counts", {})
     key = (project_id, tuple(reviewer_ids))
     if key not in cache:
-        cache[key] = _answer_counts(project_id, reviewer_ids)
+        cache[key] = counted_answers(project_id, reviewer_ids)
     return cache[key]
+
+
+_LABELS = ("same", "different", "unsure")
+
+
+def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
+    """:func:`answer_counts` from the current answers read once as integer arrays (assignment,
+    pair, answer) and counted by numpy: one read of the answers instead of one per count
+    (:func:`_answer_counts`, the same counts as SQL aggregates, is the tests' oracle)."""
+    code = case(
+        (DecisionEvent.decision == "same", 0), (DecisionEvent.decision == "different", 1), else_=2
+    )
+    newest = current_answer_ids(DecisionEvent.assignment_id.in_(reviewer_ids))
+    columns = select(DecisionEvent.assignment_id, DecisionEvent.pair_id, code)
+    table = int_table(columns.where(DecisionEvent.id.in_(newest)), 3)
+    resolved = dict(
+        db.session.execute(
+            select(ConflictResolution.pair_id, ConflictResolution.decision)
+            .join(Pair, Pair.id == ConflictResolution.pair_id)
+            .where(Pair.project_id + 0 == project_id)
+            .order_by(ConflictResolution.id)
+        ).all()
+    )  # newest last, so it wins
+    assignment, pair, answer = table[:, 0], table[:, 1], table[:, 2]
+    ids, per = np.unique(assignment, return_counts=True)
+    per_assignment = dict(zip(ids.tolist(), per.tolist(), strict=True))
+    order = np.lexsort((assignment, pair))  # by pair, then assignment (the coders' order)
+    pair, answer = pair[order], answer[order]
+    pairs, start, n = np.unique(pair, return_index=True, return_counts=True)
+    kinds = np.zeros((len(pairs), 3), dtype=np.int64)
+    np.add.at(kinds, (np.repeat(np.arange(len(pairs)), n), answer), 1)
+    majority = (2 * kinds[:, 0] > n) | (2 * kinds[:, 1] > n)
+    has_resolution = np.isin(pairs, np.fromiter(resolved, np.int64, len(resolved)))
+    settled = majority | has_resolution
+    decided = int(settled.sum()) + len(set(resolved) - set(pairs.tolist()))
+    conflicts = int((((kinds > 0).sum(axis=1) > 1) & ~settled).sum())
+    answered = 0
+    if len(pairs):
+        many = db.session.execute(
+            select(AssignmentPair.pair_id, func.count())
+            .where(AssignmentPair.assignment_id.in_(reviewer_ids))
+            .group_by(AssignmentPair.pair_id)
+            .having(func.count() > 1)
+        ).all()  # every other assigned pair has one reviewer
+        due = np.ones(len(pairs), dtype=np.int64)
+        if many:
+            multi = np.asarray(many, dtype=np.int64).reshape(-1, 2)
+            at = np.searchsorted(pairs, multi[:, 0])
+            inside = at < len(pairs)
+            hit = inside & (pairs[np.minimum(at, len(pairs) - 1)] == multi[:, 0])
+            due[at[hit]] = multi[hit, 1]
+        answered = int((n == due).sum())
+    twice = n >= 2
+    combos = answer[start[twice]] * 3 + answer[start[twice] + 1]
+    found, times = np.unique(combos, return_counts=True)
+    double = {
+        (_LABELS[c // 3], _LABELS[c % 3]): int(k)
+        for c, k in zip(found.tolist(), times.tolist(), strict=True)
+    }
+    return AnswerCounts(per_assignment, decided, conflicts, answered, double)
 
 
 def _answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
