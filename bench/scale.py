@@ -251,6 +251,10 @@ def _run(app, args, tmp: Path) -> None:
     page, t_page = _timed(lambda: client.get(f"/projects/{project.id}/progress"))
     agree(page.status_code == 200, f"progress page answered {page.status_code}")
     _line("progress, all answered", t_page, note="every pair answered once; <= 1 s")
+    agree(
+        _numbers(project_progress(project)) == baseline.progress_numbers(project),
+        "progress with every pair answered: old and new numbers differ",
+    )
 
 
 def _numbers(progress) -> dict:

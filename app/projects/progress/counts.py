@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from flask import g, has_request_context, request
+from flask import has_request_context, request
 from sqlalchemy import and_, case, func, literal, select
 
 from app.database import int_table
@@ -63,7 +63,9 @@ def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
         return AnswerCounts({}, 0, 0, 0, {})
     if not (has_request_context() and request.method in ("GET", "HEAD")):
         return counted_answers(project_id, reviewer_ids)
-    cache = g.setdefault("mindfirl_answer_counts", {})
+    # On the request's own environ, not ``g``: an app context may outlive a request (a test
+    # client inside ``app.app_context()``), a request's environ does not.
+    cache = request.environ.setdefault("mindfirl.answer_counts", {})
     key = (project_id, tuple(reviewer_ids))
     if key not in cache:
         cache[key] = counted_answers(project_id, reviewer_ids)

@@ -150,6 +150,8 @@ def test_answer_counts_are_counted_once_per_get_request_only(app, people):
         with app.test_request_context(method="GET"):
             first = answer_counts(project.id, [made.id])
             assert answer_counts(project.id, [made.id]) is first
+        with app.test_request_context(method="GET"):  # the same app context, a new request
+            assert answer_counts(project.id, [made.id]) is not first
         with app.test_request_context(method="POST"):
             before = answer_counts(project.id, [made.id])
             decide(made, pair_id, "same")
