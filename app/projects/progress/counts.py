@@ -1,9 +1,11 @@
-"""The progress page's answer counts, aggregated by the database over the current answers.
+"""The progress page's answer counts, over the current answers only.
 
 The same numbers :func:`~app.projects.progress.outcomes.outcomes` gives pair by pair in
-Python (``tests/projects/progress/test_progress_at_scale.py`` holds them equal), as a few
-``GROUP BY`` queries whose cost grows with the answers, not with the pairs, and whose rows
-are per assignment or per answer kind, never per pair:
+Python (``tests/projects/progress/test_progress_at_scale.py`` holds them equal), counted from
+the current answers read once as integer arrays (:func:`counted_answers`, numpy) or as SQL
+aggregates (:func:`_answer_counts`, the oracle); their cost grows with the answers, not with
+the pairs (but for one ``GROUP BY`` of the assigned pairs finding those with several
+reviewers):
 
 - each reviewer assignment's current answers (a clear takes an answer back);
 - pairs settled (the manager's newest resolution, else a majority of the answers:
@@ -108,15 +110,15 @@ def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     conflicts = int((((kinds > 0).sum(axis=1) > 1) & ~settled).sum())
     answered = 0
     if len(pairs):
-        many = db.session.execute(
+        multi = int_table(
             select(AssignmentPair.pair_id, func.count())
             .where(AssignmentPair.assignment_id.in_(reviewer_ids))
             .group_by(AssignmentPair.pair_id)
-            .having(func.count() > 1)
-        ).all()  # every other assigned pair has one reviewer
+            .having(func.count() > 1),
+            2,
+        )  # every other assigned pair has one reviewer
         due = np.ones(len(pairs), dtype=np.int64)
-        if many:
-            multi = np.asarray(many, dtype=np.int64).reshape(-1, 2)
+        if len(multi):
             at = np.searchsorted(pairs, multi[:, 0])
             inside = at < len(pairs)
             hit = inside & (pairs[np.minimum(at, len(pairs) - 1)] == multi[:, 0])
