@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.core.disclosure import AttributeType, Level
@@ -76,19 +76,24 @@ def pooled_state(
     attributes = attributes_of(project)
     if not ids:
         return PooledState(project, attributes, [], [], [], 0)
-    order = list(
-        dict.fromkeys(
-            db.session.scalars(
-                select(AssignmentPair.pair_id)
-                .where(AssignmentPair.assignment_id.in_(ids))
-                .order_by(AssignmentPair.assignment_id, AssignmentPair.position)
+    levels = _highest_levels(attributes, ids)
+    listed = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id.in_(ids))
+    if disclosed_only:
+        # Only the pairs showing something are loaded; the others are counted by the database
+        # (a million assigned pairs are not listed in Python to score a few hundred).
+        n_pairs = db.session.scalar(
+            select(func.count(AssignmentPair.pair_id.distinct())).where(
+                AssignmentPair.assignment_id.in_(ids)
             )
         )
-    )
-    levels = _highest_levels(attributes, ids)
-    n_pairs = len(order)
-    if disclosed_only:
-        order = [pair_id for pair_id in order if levels.get(pair_id)]
+        disclosed = [pair_id for pair_id, cells in levels.items() if cells]
+        listed = listed.where(AssignmentPair.pair_id.in_(disclosed))
+    order_by = (AssignmentPair.assignment_id, AssignmentPair.position)
+    order = []
+    if not disclosed_only or disclosed:
+        order = list(dict.fromkeys(db.session.scalars(listed.order_by(*order_by))))
+    if not disclosed_only:
+        n_pairs = len(order)
     found = db.session.scalars(
         select(Pair)
         .where(Pair.id.in_(order))

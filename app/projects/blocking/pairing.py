@@ -31,7 +31,10 @@ __all__ = [
 
 CHUNK = 50_000
 PAIR_COLUMNS = ("project_id", "record_a_id", "record_b_id", "external_id", "rule")
-DEFAULT_MAX_PAIRS = 100_000
+#: The most pairs blocking may *store* (``BLOCKING_MAX_PAIRS``): a bound on the database, not
+#: on review. What goes to review is bounded when it is assigned
+#: (:data:`app.projects.staffing.assignments.DEFAULT_REVIEW_MAX_PAIRS`).
+DEFAULT_MAX_PAIRS = 20_000_000
 
 
 class BlockingRefused(ValueError):
@@ -126,7 +129,8 @@ def create_pairs(project: Project, raw_rules: object) -> int:
     if preview.too_many:
         raise BlockingRefused(
             f"these rules make {preview.total:,} pairs, more than the limit of "
-            f"{preview.limit:,}; add a key to a rule to make the blocks smaller"
+            f"{preview.limit:,} a project may store; add a key to a rule to make the blocks "
+            "smaller"
         )
     if preview.total == 0:
         raise BlockingRefused("these rules make no pairs; try a looser rule")

@@ -32,6 +32,7 @@ from app.models import (
     User,
 )
 from app.projects.blocking.pairing import pair_records
+from app.projects.progress.finals import disputed_pairs
 from app.projects.progress.outcomes import PairOutcome, outcomes
 from app.projects.staffing.assignments import AssignmentError, assign_pairs, extend_assignment
 from app.projects.staffing.workers import change_budget
@@ -99,7 +100,9 @@ def conflict_queue(project: Project) -> list[ConflictItem]:
         ).all()
     )
     items = []
-    disputed = [o for o in outcomes(project.id).values() if o.conflict]
+    # The database finds the pairs reviewers disagree on; only their outcomes are built.
+    found = outcomes(project.id, only=disputed_pairs(project.id))
+    disputed = [o for o in found.values() if o.conflict]
     records = {
         pair_id: ((la, a), (lb, b))
         for pair_id, (la, a, lb, b, *_) in pair_records(

@@ -21,6 +21,7 @@ from app import csvsafe
 from app.extensions import db
 from app.models import REVIEWED, Pair, Project
 from app.projects.exports.formats import clusters
+from app.projects.exports.peers import SettledPair
 from app.projects.progress.finals import final_columns, with_records
 from app.projects.progress.outcomes import PairOutcome
 
@@ -31,6 +32,7 @@ __all__ = [
     "final_pairs",
     "people",
     "reviewed_pairs",
+    "settled_pairs",
     "write_linkage",
 ]
 
@@ -39,6 +41,8 @@ LINKAGE_COLUMNS = (
     "decided_by", "purpose", "round", "match_probability", "match_weight", "match_key",
 )  # fmt: skip
 _ORDER = ("model", "reviewers", "manager")
+#: Rows read from the database (and written) at a time by the streamed exports.
+STREAM_ROWS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,23 @@ def reviewed_pairs(project: Project, purpose: str | None = None) -> Iterator[Rev
         yield ReviewedPair(pair_id, (sl, il, sr, ir), *rest)
 
 
+def settled_pairs(project: Project, purpose: str | None = None) -> Iterator[SettledPair]:
+    """People's settled decision of each reviewed pair (of ``purpose`` only, if given), in
+    pair order, straight from the database (:mod:`app.projects.progress.finals`: the same
+    consensus as :func:`~app.projects.progress.outcomes.outcomes`, as SQL), read
+    :data:`STREAM_ROWS` rows at a time: no list of the pairs is held. Unsettled pairs are
+    left out (Splink reads a missing score as a non-match)."""
+    purposes = [purpose] if purpose else [p.value for p in REVIEWED]
+    finals = final_columns(project.id)
+    query = with_records(
+        finals.query(project.id, finals.human).where(
+            Pair.purpose.in_(purposes), finals.human.in_(("same", "different"))
+        )
+    )
+    for human, sl, il, sr, ir in db.session.execute(query.execution_options(yield_per=STREAM_ROWS)):
+        yield SettledPair(sl, il, sr, ir, human == "same")
+
+
 def people(outcome: PairOutcome) -> str:
     """Who decided a reviewed pair: ``manager``, ``reviewers`` or ``""`` (nobody yet)."""
     if outcome.final is None:
@@ -83,14 +104,18 @@ def final_pairs(project: Project) -> Iterator[tuple]:
             Pair.match_probability, Pair.match_weight, Pair.rule,
         ).where(finals.decision.is_not(None))
     )  # fmt: skip
-    for *decided, sl, il, sr, ir in db.session.execute(query.execution_options(yield_per=10_000)):
+    for *decided, sl, il, sr, ir in db.session.execute(
+        query.execution_options(yield_per=STREAM_ROWS)
+    ):
         yield (sl, il, sr, ir, *decided)
 
 
-def write_linkage(out: TextIO, rows: Iterable[tuple]) -> int:
-    """Write :data:`LINKAGE_COLUMNS` (cells neutralised as in every spreadsheet export)."""
+def write_linkage(out: TextIO, rows: Iterable[tuple], header: bool = True) -> int:
+    """Write :data:`LINKAGE_COLUMNS` (cells neutralised as in every spreadsheet export);
+    ``header=False`` writes the rows only (a later chunk of a streamed file)."""
     writer = csvsafe.writer(out, lineterminator="\n")
-    writer.writerow(LINKAGE_COLUMNS)
+    if header:
+        writer.writerow(LINKAGE_COLUMNS)
     count = 0
     for row in rows:
         writer.writerow([_cell(v) for v in row])

@@ -73,14 +73,18 @@ class SettledPair:
     score: float | None = None  # the clerical_match_score when not 1/0 (``?score=confidence``)
 
 
-def write_splink_labels(out: TextIO, pairs: Iterable[SettledPair], matches_only=False) -> int:
+def write_splink_labels(
+    out: TextIO, pairs: Iterable[SettledPair], matches_only=False, header: bool = True
+) -> int:
     """Write Splink's labels table (:data:`SPLINK_COLUMNS`), settled pairs only, ids unchanged.
 
-    ``matches_only`` keeps the "same" pairs (for ``estimate_m_from_pairwise_labels``).
+    ``matches_only`` keeps the "same" pairs (for ``estimate_m_from_pairwise_labels``);
+    ``header=False`` writes the rows only (a later chunk of a streamed file).
     Returns the number of rows written.
     """
     writer = csvsafe.writer(out, lineterminator="\n", neutral=False)  # ids unchanged, quoted
-    writer.writerow(SPLINK_COLUMNS)
+    if header:
+        writer.writerow(SPLINK_COLUMNS)
     count = 0
     for pair in pairs:
         if pair.same is None or (matches_only and not pair.same):

@@ -15,8 +15,9 @@ attribute). Source names are the linker's as imported (``Source.dataset``), else
 from __future__ import annotations
 
 import io
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -39,6 +40,7 @@ __all__ = [
     "ExportOptionError",
     "ExportOptions",
     "ExportRefused",
+    "export_chunks",
     "export_csv",
     "export_filename",
     "export_mimetype",
@@ -114,9 +116,46 @@ def label_purpose(project: Project, kind: str, options: ExportOptions) -> tuple[
     )
 
 
-def export_csv(project: Project, kind: str, options: ExportOptions | None = None) -> str:
-    """The text of export ``kind`` for ``project`` (CSV, or JSON for ``recordlinkage``)."""
+def export_chunks(
+    project: Project, kind: str, options: ExportOptions | None = None
+) -> Iterator[str]:
+    """Export ``kind`` of ``project`` as pieces of its text, for a streamed response.
+
+    Checked before the first piece (:class:`ExportRefused` is raised here, not while
+    streaming). ``splink`` and ``splink_matches`` (1/0 scores) and ``linkage`` are read from
+    the database :data:`~app.projects.exports.linkage.STREAM_ROWS` pairs at a time and written
+    a chunk at a time, so a million pairs are never a list in memory; the other exports are
+    written whole and come as one piece.
+    """
     options = options or ExportOptions()
+    _check_kind(project, kind)
+    if kind in ("splink", "splink_matches") and options.score == "binary":
+        purpose, _ = label_purpose(project, kind, options)
+        matches_only = kind == "splink_matches"
+        return _in_chunks(
+            lambda out, part, header: peers.write_splink_labels(out, part, matches_only, header),
+            linkage.settled_pairs(project, purpose),
+        )
+    if kind == "linkage":
+        return _in_chunks(linkage.write_linkage, linkage.final_pairs(project))
+    return iter([export_csv(project, kind, options)])
+
+
+def _in_chunks(write, rows: Iterator) -> Iterator[str]:
+    """``write(out, part, header)`` over ``rows`` a chunk at a time, yielding each text."""
+    header = True
+    while True:
+        part = list(itertools.islice(rows, linkage.STREAM_ROWS))
+        if part or header:
+            out = io.StringIO()
+            write(out, part, header)
+            header = False
+            yield out.getvalue()
+        if len(part) < linkage.STREAM_ROWS:
+            return
+
+
+def _check_kind(project: Project, kind: str) -> None:
     if kind not in KINDS:
         raise ExportRefused(f"unknown export {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
@@ -126,6 +165,14 @@ def export_csv(project: Project, kind: str, options: ExportOptions | None = None
             f"the {kind} export carries record values, destroyed when the project was closed "
             "out; its hash is in the close-out record"
         )
+
+
+def export_csv(project: Project, kind: str, options: ExportOptions | None = None) -> str:
+    """The text of export ``kind`` for ``project`` (CSV, or JSON for ``recordlinkage``)."""
+    options = options or ExportOptions()
+    _check_kind(project, kind)
+    if kind in ("splink", "splink_matches", "linkage") and options.score == "binary":
+        return "".join(export_chunks(project, kind, options))
     out = io.StringIO()
     if kind in ("labels", "splink", "splink_matches", "recordlinkage", "legacy"):
         by_pair = outcomes(project.id)

@@ -17,7 +17,7 @@ from app import charts
 from app.core.disclosure import AttributeType, Level
 from app.extensions import db
 from app.models import Assignment, CellState, Pair, Project, RevealEvent, User
-from app.projects.progress.outcomes import outcomes
+from app.projects.progress.counts import answer_counts
 from app.review.grid import Attribute, PairState
 
 __all__ = ["CHARTS", "agreement_chart", "budget_chart", "characters_chart", "reveals_chart"]
@@ -121,11 +121,8 @@ def reveals_chart(project: Project) -> dict:
 
 def agreement_chart(project: Project) -> dict:
     """Double-coded pairs answered by both: the first coder's answer against the second's."""
-    table: Counter = Counter()
-    for outcome in outcomes(project.id).values():
-        decided = [a.decision for a in outcome.answers if a.decision is not None]
-        if len(decided) >= 2:
-            table[decided[0], decided[1]] += 1
+    reviewers = [a.id for a, _ in _assignments(project)]
+    table = Counter(answer_counts(project.id, reviewers).double)
     return charts.bar(
         "Agreement between first and second coder",
         [f"first: {a}" for a in LABELS],

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, Select, and_, case, func, literal, select
 from sqlalchemy.orm import aliased
 
+from app.extensions import db
 from app.models import (
     CLEARED,
     Assignment,
@@ -33,7 +34,14 @@ from app.models import (
     Source,
 )
 
-__all__ = ["RECORD_COLUMNS", "STATUSES", "Finals", "final_columns", "with_records"]
+__all__ = [
+    "RECORD_COLUMNS",
+    "STATUSES",
+    "Finals",
+    "disputed_pairs",
+    "final_columns",
+    "with_records",
+]
 
 #: The columns :func:`with_records` adds, in order.
 RECORD_COLUMNS = ("source_a", "a", "source_b", "b")
@@ -154,6 +162,18 @@ def _resolutions(project_id: int):
         .where(ConflictResolution.id.in_(newest))
         .subquery()
     )
+
+
+def disputed_pairs(project_id: int) -> list[int]:
+    """The pairs whose reviewers' current answers differ (settled or not), by id: aggregated
+    over the answers by the database, so only those pairs' outcomes are built in Python."""
+    answers = _answers(project_id)
+    kinds = (
+        case((answers.c.same > 0, 1), else_=0)
+        + case((answers.c.different > 0, 1), else_=0)
+        + case((answers.c.unsure > 0, 1), else_=0)
+    )
+    return sorted(db.session.scalars(select(answers.c.pair_id).where(kinds > 1)))
 
 
 def final_columns(project_id: int) -> Finals:

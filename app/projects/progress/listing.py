@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectState, Purpose, Source, User
-from app.projects.progress.outcomes import outcomes
+from app.projects.progress.outcomes import outcomes, touched_pairs
 
 __all__ = ["ProjectSummary", "project_summaries", "visible_projects"]
 
@@ -91,7 +91,12 @@ def project_summaries(projects: Sequence[Project]) -> list[ProjectSummary]:
     )
     summaries = []
     for project in projects:
-        by_pair = outcomes(project.id).values() if pairs.get(project.id) else []
+        # Answered, decided and open pairs are all among those someone answered or resolved.
+        by_pair = (
+            outcomes(project.id, only=touched_pairs(project.id)).values()
+            if pairs.get(project.id)
+            else []
+        )
         answered = sum(
             1 for o in by_pair if o.answers and all(a.decision is not None for a in o.answers)
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import select, union
 
 from app.extensions import db
 from app.models import (
@@ -27,7 +27,7 @@ from app.models import (
 )
 from app.projects.progress.agreement import consensus
 
-__all__ = ["Answer", "PairOutcome", "outcomes"]
+__all__ = ["Answer", "PairOutcome", "outcomes", "touched_pairs"]
 
 
 @dataclass(frozen=True)
@@ -78,34 +78,72 @@ class PairOutcome:
         return min(given, key=ranks.__getitem__, default=None)
 
 
-def outcomes(project_id: int) -> dict[int, PairOutcome]:
-    """Every pair of the project to review (by id order) with its reviewers' newest answers.
+def touched_pairs(project_id: int) -> list[int]:
+    """The ids of the pairs a reviewer has answered (or cleared) or the manager resolved: the
+    only pairs whose outcome is more than "assigned, unanswered" (a superset is harmless).
+    As many as people have answered, whatever the number of pairs."""
+    reviewers = select(Assignment.id).where(
+        Assignment.project_id == project_id, Assignment.resolver.is_(False)
+    )
+    answered = select(DecisionEvent.pair_id).where(DecisionEvent.assignment_id.in_(reviewers))
+    resolved = (
+        select(ConflictResolution.pair_id)
+        .join(Pair, Pair.id == ConflictResolution.pair_id)
+        .where(_of_project(project_id))
+    )
+    return sorted(db.session.scalars(union(answered, resolved)))
+
+
+def outcomes(project_id: int, only: list[int] | None = None) -> dict[int, PairOutcome]:
+    """Every pair of the project to review (by id order) with its reviewers' newest answers;
+    with ``only`` (pair ids, e.g. :func:`touched_pairs`), those pairs only.
 
     The pairs the model decides (purpose ``model``) are not here: nobody reviews them (their
     decisions: :mod:`app.projects.progress.finals`).
     """
-    result = {
-        pair_id: PairOutcome(pair_id)
-        for pair_id in db.session.scalars(
-            select(Pair.id)
-            .where(Pair.project_id == project_id, Pair.purpose != Purpose.MODEL.value)
-            .order_by(Pair.id)
-        )
-    }
+    query = select(Pair.id).where(
+        Pair.project_id == project_id, Pair.purpose != Purpose.MODEL.value
+    )
+    found: list[int] = []
+    for part in _chunks(only):
+        where = query if part is None else query.where(Pair.id.in_(part))
+        found.extend(db.session.scalars(where.order_by(Pair.id)))
+    result = {pair_id: PairOutcome(pair_id) for pair_id in sorted(found)}
     in_project = select(Assignment.id).where(Assignment.project_id == project_id)
-    newest = current_answer_ids(DecisionEvent.assignment_id.in_(in_project))
-    events = {
-        (e.assignment_id, e.pair_id): e
-        for e in db.session.scalars(select(DecisionEvent).where(DecisionEvent.id.in_(newest)))
-    }
-    rows = db.session.execute(
-        select(AssignmentPair.pair_id, Assignment.id, User.username, Assignment.kapr)
+    # Columns, not ORM objects: a project may hold a million answers; with ``only``, the
+    # answers of those pairs only.
+    answer = select(
+        DecisionEvent.assignment_id, DecisionEvent.pair_id, DecisionEvent.decision,
+        DecisionEvent.confidence, DecisionEvent.at,
+    )  # fmt: skip
+    events = {}
+    for part in _chunks(only):
+        scope = [DecisionEvent.assignment_id.in_(in_project)]
+        if part is not None:
+            scope.append(DecisionEvent.pair_id.in_(part))
+        newest = current_answer_ids(*scope)
+        rows = db.session.execute(answer.where(DecisionEvent.id.in_(newest)))
+        events.update(((e.assignment_id, e.pair_id), e) for e in rows)
+    listed = (
+        select(
+            AssignmentPair.pair_id,
+            Assignment.id,
+            User.username,
+            Assignment.kapr,
+            AssignmentPair.position,
+        )
         .join(Assignment, Assignment.id == AssignmentPair.assignment_id)
         .join(User, User.id == Assignment.worker_id)
         .where(Assignment.project_id == project_id, Assignment.resolver.is_(False))
-        .order_by(Assignment.id, AssignmentPair.position)
     )
-    for pair_id, assignment_id, username, kapr in rows:
+    order = (Assignment.id, AssignmentPair.position)
+    rows = []
+    for part in _chunks(only):
+        where = listed if part is None else listed.where(AssignmentPair.pair_id.in_(part))
+        rows.extend(db.session.execute(where.order_by(*order)).tuples())
+    if only is not None:  # each chunk is in order, the chunks one after the other
+        rows.sort(key=lambda row: (row[1], row[4]))
+    for pair_id, assignment_id, username, kapr, _ in rows:
         event = events.get((assignment_id, pair_id))
         answer = Answer(assignment_id, username, kapr=kapr)
         if event is not None:
@@ -116,9 +154,29 @@ def outcomes(project_id: int) -> dict[int, PairOutcome]:
     resolutions = db.session.execute(
         select(ConflictResolution)
         .join(Pair, Pair.id == ConflictResolution.pair_id)
-        .where(Pair.project_id == project_id)
+        .where(_of_project(project_id))
         .order_by(ConflictResolution.id)
     ).scalars()
     for r in resolutions:  # newest last, so it wins
-        result[r.pair_id].resolution = (r.decision, r.confidence)
+        if r.pair_id in result:
+            result[r.pair_id].resolution = (r.decision, r.confidence)
     return result
+
+
+def _chunks(ids: list[int] | None, size: int = 10_000):
+    """``ids`` in bounded IN lists (SQLite's variable limit); ``[None]`` for no restriction."""
+    if ids is None:
+        yield None
+        return
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _of_project(project_id: int):
+    """``Pair.project_id == project_id`` for a join from a small table (resolutions) to pairs.
+
+    ``+ 0`` keeps SQLite from reading the pairs through their project index (every pair of
+    a big project) and probing the small table for each: it then reads the small table and
+    looks each pair up by its id. PostgreSQL plans by its statistics either way.
+    """
+    return Pair.project_id + 0 == project_id

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, BudgetChange, Project
+from app.models import Assignment, AssignmentPair, BudgetChange, Pair, Project, Purpose
 from app.projects.progress.agreement import Agreement, agreement
-from app.projects.progress.outcomes import outcomes
+from app.projects.progress.counts import answer_counts
 
 __all__ = ["ProjectProgress", "WorkerProgress", "project_progress"]
 
@@ -53,56 +53,67 @@ class ProjectProgress:
 
 
 def project_progress(project: Project) -> ProjectProgress:
-    """Per worker pairs decided, KAPR spent vs budget, characters disclosed; agreement."""
-    by_pair = outcomes(project.id)
+    """Per worker pairs decided, KAPR spent vs budget, characters disclosed; agreement.
+
+    Counted by the database (:mod:`app.projects.progress.counts`): pairs, each assignment's
+    size and answers, pairs given to someone, settled, in conflict, answered, and the first
+    two coders' answers; nothing is read pair by pair.
+    """
     assignments = db.session.scalars(
         select(Assignment)
         .where(Assignment.project_id == project.id, Assignment.resolver.is_(False))
         .order_by(Assignment.id)
     ).all()
+    ids = [a.id for a in assignments]
     changes: dict[int, list] = {}
     for c in db.session.scalars(
-        select(BudgetChange)
-        .where(BudgetChange.assignment_id.in_([a.id for a in assignments]))
-        .order_by(BudgetChange.id)
+        select(BudgetChange).where(BudgetChange.assignment_id.in_(ids)).order_by(BudgetChange.id)
     ):
         changes.setdefault(c.assignment_id, []).append(
             (c.budget_before, c.budget_after, c.at.strftime("%Y-%m-%d %H:%M"))
         )
-    counts: dict[int, list[int]] = {a.id: [0, 0] for a in assignments}
-    double: list[tuple[str, str]] = []
-    for outcome in by_pair.values():
-        for answer in outcome.answers:
-            counts[answer.assignment_id][0] += 1
-            counts[answer.assignment_id][1] += answer.decision is not None
-        decided = [a.decision for a in outcome.answers if a.decision is not None]
-        if len(decided) >= 2:
-            double.append((decided[0], decided[1]))
+    sizes = dict.fromkeys(ids, 0)
+    sizes.update(
+        db.session.execute(
+            select(AssignmentPair.assignment_id, func.count())
+            .where(AssignmentPair.assignment_id.in_(ids))
+            .group_by(AssignmentPair.assignment_id)
+        ).all()
+    )
+    counts = answer_counts(project.id, ids)
     workers = [
         WorkerProgress(
             a.id,
             a.worker.username,
-            counts[a.id][0],
-            counts[a.id][1],
+            sizes[a.id],
+            counts.per_assignment.get(a.id, 0),
             a.kapr,
             a.budget,
-            getattr(a, "chars_disclosed", 0) or 0,
-            getattr(a, "chars_total", 0) or 0,
+            a.chars_disclosed or 0,
+            a.chars_total or 0,
             changes.get(a.id, []),
             a.kapr_exact,
-        )
+        )  # fmt: skip
         for a in assignments
     ]
-    given = [len(o.decided) for o in by_pair.values()]
-    due = [len(o.answers) for o in by_pair.values()]
+    pairs = db.session.scalar(
+        select(func.count())
+        .select_from(Pair)
+        .where(Pair.project_id == project.id, Pair.purpose != Purpose.MODEL.value)
+    )
+    assigned = db.session.scalar(
+        select(func.count(AssignmentPair.pair_id.distinct())).where(
+            AssignmentPair.assignment_id.in_(ids)
+        )
+    )
     return ProjectProgress(
-        pairs=len(by_pair),
-        decided=sum(o.final is not None for o in by_pair.values()),
-        conflicts=sum(o.open for o in by_pair.values()),
+        pairs=pairs,
+        decided=counts.decided,
+        conflicts=counts.conflicts,
         workers=workers,
-        agreement=agreement(double),
-        assigned=sum(d > 0 for d in due),
-        answered=sum(d > 0 and g == d for g, d in zip(given, due, strict=True)),
-        answers=sum(given),
-        answers_due=sum(due),
+        agreement=agreement(counts.double_labels()),
+        assigned=assigned if ids else 0,
+        answered=counts.answered,
+        answers=counts.answers,
+        answers_due=sum(sizes.values()),
     )

@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+import numpy as np
+from flask import current_app
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
+from app.database import int_table, write_int_rows
 from app.extensions import db
 from app.models import (
     REVIEWED,
@@ -19,6 +23,14 @@ from app.models import (
     Role,
     User,
 )
+from app.projects.staffing.characters import pair_characters, pairs_of
+
+#: Assignment pairs written per statement (rows held in memory at once).
+WRITE_CHUNK = 100_000
+#: The most pairs one assignment step sends to review (``REVIEW_MAX_PAIRS``): a project may
+#: store millions of candidate pairs (blocking, a linker's scored pairs), but people review
+#: a band, a sample or a share of them. Above it, triage the pairs or assign a list of them.
+DEFAULT_REVIEW_MAX_PAIRS = 100_000
 
 
 class AssignmentError(ValueError):
@@ -48,6 +60,34 @@ def assign_pairs(
     ``resolver=True`` makes a manager's resolver assignment (:mod:`app.projects.conflicts.queue`):
     the one case where the assignee is a manager (or admin) rather than a worker.
     """
+    number = check_assignee(project, worker, budget, start_partial, resolver=resolver, round=round)
+    if pair_ids == "all":
+        chosen, record_a, record_b = round_pairs(project, number)
+        chosen = chosen.tolist()
+    elif isinstance(pair_ids, str):
+        raise AssignmentError("'pairs' must be \"all\" or a list of pair ids")
+    else:
+        chosen = list(dict.fromkeys(pair_ids))
+        _check_assignable(project, chosen)
+        record_a, record_b = pairs_of(project, chosen)
+    check_review_size(len(chosen))
+    characters = int(pair_characters(project, record_a, record_b).sum())
+    return create_assignment(
+        project, worker, budget, chosen, characters, start_partial, resolver=resolver, round=number
+    )
+
+
+def check_assignee(
+    project: Project,
+    worker: User,
+    budget: float,
+    start_partial: Sequence[str] = (),
+    *,
+    resolver: bool = False,
+    round: int | None = None,
+) -> int:
+    """Refuse an assignment :func:`assign_pairs` would refuse before reading any pair; return
+    the round it is for."""
     allowed = (Role.MANAGER, Role.ADMIN) if resolver else (Role.WORKER,)
     if worker.role not in allowed:
         raise AssignmentError(f"{worker.username!r} is not a {'manager' if resolver else 'worker'}")
@@ -66,42 +106,84 @@ def assign_pairs(
     if exists:
         where = f"round {number} of this project" if number > 1 else "this project"
         raise AssignmentError(f"{worker.username!r} has an assignment in {where} already")
-    if pair_ids == "all":
-        chosen = round_pair_ids(project, number)
-    elif isinstance(pair_ids, str):
-        raise AssignmentError("'pairs' must be \"all\" or a list of pair ids")
-    else:
-        chosen = list(dict.fromkeys(pair_ids))
-        _check_assignable(project, chosen)
-    if not chosen:
-        raise AssignmentError("an assignment needs at least one pair")
-    identifying = {a.name: a for a in project.identifying}
+    identifying = {a.name for a in project.identifying}
     unknown = [name for name in start_partial if name not in identifying]
     if isinstance(start_partial, str) or unknown:
         raise AssignmentError(f"'start_partial' names no identifying attribute: {unknown}")
+    return number
+
+
+def review_max_pairs() -> int:
+    return int(current_app.config.get("REVIEW_MAX_PAIRS", DEFAULT_REVIEW_MAX_PAIRS))
+
+
+def check_review_size(n_pairs: int) -> None:
+    """Refuse sending more than :func:`review_max_pairs` pairs to review in one step."""
+    limit = review_max_pairs()
+    if n_pairs > limit:
+        raise AssignmentError(
+            f"{n_pairs:,} pairs is more than the {limit:,} one assignment step sends to review; "
+            "triage the pairs (a band and a calibration sample) or assign a list of them"
+        )
+
+
+def create_assignment(
+    project: Project,
+    worker: User,
+    budget: float,
+    chosen: list[int],
+    characters: int,
+    start_partial: Sequence[str] = (),
+    *,
+    resolver: bool = False,
+    round: int,
+) -> Assignment:
+    """Write the assignment of ``chosen`` (checked pairs of the round, ``characters`` in all)
+    in bulk: its pairs by :func:`app.database.write_rows` (COPY on PostgreSQL), never an ORM
+    object per pair. Only a ``start_partial`` assignment reads the pairs one by one (each
+    opened cell is priced)."""
+    if not chosen:
+        raise AssignmentError("an assignment needs at least one pair")
     assignment = Assignment(
         project_id=project.id,
         worker_id=worker.id,
         budget=float(budget),
         resolver=resolver,
-        round=number,
+        round=round,
+        chars_total=characters,
     )
-    assignment.pairs = [AssignmentPair(pair_id=p, position=i) for i, p in enumerate(chosen)]
     db.session.add(assignment)
     db.session.flush()
-    _open_start_cells(assignment, [identifying[n] for n in start_partial])
+    columns = ("assignment_id", "pair_id", "position")
+    for start in range(0, len(chosen), WRITE_CHUNK):
+        part = np.asarray(chosen[start : start + WRITE_CHUNK], dtype=np.int64)
+        rows = np.column_stack(
+            [np.full(len(part), assignment.id), part, np.arange(start, start + len(part))]
+        )
+        write_int_rows(AssignmentPair, columns, rows)
+    db.session.expire(assignment, ["pairs"])
+    if start_partial:
+        identifying = {a.name: a for a in project.identifying}
+        _open_start_cells(assignment, [identifying[n] for n in start_partial])
     return assignment
+
+
+def round_pairs(project: Project, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of round ``number`` waiting for review, in id (review) order, as arrays of
+    pair ids and their records' ids: every purpose but the model's."""
+    query = select(Pair.id, Pair.record_a_id, Pair.record_b_id).where(
+        Pair.project_id == project.id,
+        Pair.round == number,
+        Pair.purpose.in_([p.value for p in REVIEWED]),
+    )
+    table = int_table(query.order_by(Pair.id), 3)
+    return table[:, 0], table[:, 1], table[:, 2]
 
 
 def round_pair_ids(project: Project, number: int) -> list[int]:
     """The pairs of round ``number`` waiting for review, in id (review) order: every purpose
     but the model's."""
-    query = select(Pair.id).where(
-        Pair.project_id == project.id,
-        Pair.round == number,
-        Pair.purpose.in_([p.value for p in REVIEWED]),
-    )
-    return list(db.session.scalars(query.order_by(Pair.id)))
+    return round_pairs(project, number)[0].tolist()
 
 
 def newest_round(project: Project) -> int:
@@ -172,7 +254,13 @@ def _open_start_cells(assignment: Assignment, attributes) -> None:
     from app.review.services import Context, pair_states
 
     ctx = Context.of(assignment)
-    pairs = [link.pair for link in assignment.pairs]
+    pairs = db.session.scalars(
+        select(Pair)
+        .join(AssignmentPair, AssignmentPair.pair_id == Pair.id)
+        .where(AssignmentPair.assignment_id == assignment.id)
+        .order_by(AssignmentPair.position)
+        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+    ).all()
     states = pair_states(ctx, pairs)
     assessments, disclosed, total = [], 0, 0
     for pair, state in zip(pairs, states, strict=True):

@@ -11,15 +11,26 @@ A pair's term depends only on that pair, so the all-partial KAPR of any set of p
 mean of its pairs' *one-pair values* ``kappa/(2·D) · pair_risk`` (the KAPR of the pair shown
 alone). That distribution over pairs tells a manager what a share of the pairs will need;
 its quantiles are nearest-rank (each is the value of some pair, an exact fraction).
+
+Pricing a pair aligns and counts it (about a millisecond), so above
+``RECOMMENDATION_SAMPLE`` pairs (default :data:`DEFAULT_SAMPLE`) the recommendation is
+*estimated* from a uniform random sample of that many pairs drawn with a fixed seed (the same
+pairs every time for the same pairs): the sample's mean is an unbiased estimate of the
+all-partial KAPR, given with a 95% interval (normal approximation with the finite-population
+correction), and its quantiles estimate the pairs' quantiles. ``population`` says how many
+pairs it stands for; ``sampled`` says it is an estimate.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
@@ -27,8 +38,9 @@ from app import charts
 from app.analytics.kapr import assess_states, attributes_of
 from app.core.disclosure import Level
 from app.core.kapr import kapr_score
+from app.database import int_table
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, Pair, Project
+from app.models import REVIEWED, Assignment, AssignmentPair, Pair, Project
 from app.review.grid import PairState
 
 __all__ = [
@@ -36,16 +48,22 @@ __all__ = [
     "Recommendation",
     "budget_recommendation",
     "distribution_chart",
+    "exact_recommendation",
     "form_recommendation",
     "nearest_rank",
     "per_pair_table",
     "recommend_for",
+    "sample_size",
 ]
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+#: Pairs priced at most (``RECOMMENDATION_SAMPLE``); more pairs are estimated from a sample.
+DEFAULT_SAMPLE = 1000
+SEED = 0
 #: Above this many pairs the assignment form links to the API instead of computing on every
 #: page load (each pair is aligned and priced: about a millisecond a pair).
 FORM_PAIRS_LIMIT = 5000
+CHUNK = 10_000
 
 
 @dataclass(frozen=True)
@@ -57,13 +75,27 @@ class Recommendation:
     within_bound: bool
     per_pair: list[tuple[int, Fraction]]  # (pair id, one-pair all-partial KAPR)
     quantiles: dict[float, Fraction]
+    population: int = 0  # the pairs it is for (``pairs`` of them priced); 0: ``pairs``
+    interval: tuple[float, float] | None = None  # 95% interval of the mean, when sampled
+
+    @property
+    def sampled(self) -> bool:
+        return self.population > self.pairs
 
     @property
     def values(self) -> list[Fraction]:
         return [v for _, v in self.per_pair]
 
     def as_dict(self) -> dict:
+        sample = {}
+        if self.sampled:
+            sample = {
+                "sampled": True,
+                "population": self.population,
+                "interval_95": [float(v) for v in self.interval],
+            }
         return {
+            **sample,
             "pairs": self.pairs,
             "kapr": _exact(self.kapr),
             "within_bound": self.within_bound,
@@ -98,13 +130,53 @@ def all_partial(state: PairState) -> PairState:
 def budget_recommendation(
     project: Project, pair_ids: Sequence[int] | None = None
 ) -> Recommendation | None:
-    """The recommendation over ``pair_ids`` (default: all the project's pairs); None if none."""
-    query = select(Pair).where(Pair.project_id == project.id)
-    if pair_ids is not None:
-        query = query.where(Pair.id.in_(list(pair_ids)))
-    pairs = db.session.scalars(
-        query.order_by(Pair.id).options(selectinload(Pair.record_a), selectinload(Pair.record_b))
-    ).all()
+    """The recommendation over ``pair_ids`` (default: all the project's pairs to review: the
+    model's are never assigned); None if none. Estimated from a seeded sample above
+    ``RECOMMENDATION_SAMPLE`` pairs (module docstring)."""
+    if pair_ids is None:
+        query = select(Pair.id).where(
+            Pair.project_id == project.id, Pair.purpose.in_([p.value for p in REVIEWED])
+        )
+        ids = int_table(query.order_by(Pair.id), 1)[:, 0]
+    else:
+        ids = np.unique(np.asarray(pair_ids, dtype=np.int64))
+    if not len(ids) or not project.identifying:
+        return None
+    limit = sample_size()
+    population = len(ids)
+    if population > limit:
+        rng = np.random.default_rng(SEED)
+        ids = np.sort(rng.choice(ids, limit, replace=False))
+    found = exact_recommendation(project, ids.tolist())
+    if found is None or population == found.pairs:
+        return found
+    values = np.array([float(v) for v in found.values])
+    n = len(values)
+    spread = values.std(ddof=1) if n > 1 else 0.0
+    half = 1.96 * spread / math.sqrt(n) * math.sqrt((population - n) / (population - 1))
+    mean = float(found.kapr)
+    return dataclasses.replace(
+        found, population=population, interval=(max(mean - half, 0.0), mean + half)
+    )
+
+
+def sample_size() -> int:
+    """The most pairs a recommendation prices (``RECOMMENDATION_SAMPLE``)."""
+    return int(current_app.config.get("RECOMMENDATION_SAMPLE", DEFAULT_SAMPLE))
+
+
+def exact_recommendation(project: Project, pair_ids: list[int]) -> Recommendation | None:
+    """The recommendation over exactly ``pair_ids`` (each priced); None if none."""
+    pairs: list[Pair] = []
+    for start in range(0, len(pair_ids), CHUNK):  # bounded IN lists
+        pairs.extend(
+            db.session.scalars(
+                select(Pair)
+                .where(Pair.project_id == project.id, Pair.id.in_(pair_ids[start : start + CHUNK]))
+                .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+            )
+        )
+    pairs.sort(key=lambda p: p.id)
     if not pairs or not project.identifying:
         return None
     attributes = attributes_of(project)
@@ -143,10 +215,8 @@ def recommend_for(project: Project, assignment_id: int | None = None) -> Recomme
     assignment = db.session.get(Assignment, assignment_id)
     if assignment is None or assignment.project_id != project.id:
         raise LookupError(f"no assignment {assignment_id} in this project")
-    pair_ids = db.session.scalars(
-        select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == assignment_id)
-    ).all()
-    return budget_recommendation(project, pair_ids)
+    query = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == assignment_id)
+    return budget_recommendation(project, int_table(query, 1)[:, 0])
 
 
 def distribution_chart(recommendation: Recommendation) -> dict:

@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
+import numpy as np
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Assignment, BudgetChange, Project, Role, User
 from app.projects.staffing.assignments import (
     AssignmentError,
-    assign_pairs,
+    check_assignee,
+    check_review_size,
+    create_assignment,
     lock_assignment,
     newest_round,
-    round_pair_ids,
+    round_pairs,
 )
+from app.projects.staffing.characters import pair_characters
 from app.units import percent
 
 __all__ = ["assign_workers", "change_budget", "share"]
@@ -28,13 +32,19 @@ def share(pair_ids: Sequence[int], workers: int, coders: int) -> list[list[int]]
     shares differ by at most one pair and with as many coders as workers every worker gets
     every pair.
     """
+    ids = np.asarray(pair_ids, dtype=np.int64)
+    return [ids[taken].tolist() for taken in share_positions(len(ids), workers, coders)]
+
+
+def share_positions(n: int, workers: int, coders: int) -> list[np.ndarray]:
+    """:func:`share` of ``n`` pairs as each worker's positions in the list, in order."""
     if not 1 <= coders <= workers:
         raise AssignmentError(f"coding by {coders} needs at least {coders} workers")
-    shares: list[list[int]] = [[] for _ in range(workers)]
-    for i, pair_id in enumerate(pair_ids):
-        for k in range(coders):
-            shares[(i * coders + k) % workers].append(pair_id)
-    return shares
+    i = np.arange(n, dtype=np.int64)
+    # For a pair, its coders' workers (i·coders + k) mod workers, k < coders, are distinct
+    # (coders <= workers), so a worker gets pair i once, in the order of i.
+    first = (i * coders) % workers
+    return [np.flatnonzero((w - first) % workers < coders) for w in range(workers)]
 
 
 def assign_workers(
@@ -66,17 +76,27 @@ def assign_workers(
     if not_workers:
         raise AssignmentError(f"not workers: {', '.join(not_workers)}")
     number = newest_round(project) if round is None else round
-    pair_ids = round_pair_ids(project, number)
-    if not pair_ids:
+    pair_ids, record_a, record_b = round_pairs(project, number)
+    if not len(pair_ids):
         raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
+    check_review_size(len(pair_ids))
     names = list(budgets)
+    for name in names:
+        check_assignee(project, users[name], budgets[name], start_partial, round=number)
+    characters = pair_characters(project, record_a, record_b)
     made = []
-    for name, ids in zip(names, share(pair_ids, len(names), coders), strict=True):
-        if ids:
+    for name, taken in zip(names, share_positions(len(pair_ids), len(names), coders), strict=True):
+        if len(taken):
             made.append(
-                assign_pairs(
-                    project, users[name], budgets[name], ids, list(start_partial), round=number
-                )
+                create_assignment(
+                    project,
+                    users[name],
+                    budgets[name],
+                    pair_ids[taken].tolist(),
+                    int(characters[taken].sum()),
+                    list(start_partial),
+                    round=number,
+                )  # fmt: skip
             )
     return made
 

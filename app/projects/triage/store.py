@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import func, select
 
-from app.database import write_rows
+from app.database import big_cache, write_rows
 from app.extensions import db
 from app.models import Pair, Project, Round
 
@@ -86,6 +86,12 @@ def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_pu
     rule = pairs.rule if pairs.rule is not None else [None] * n
     purpose = pairs.purpose if pairs.purpose is not None else [default_purpose] * n
     decision = pairs.decision if pairs.decision is not None else [None] * n
+    with big_cache():
+        _write(project_id, pairs, round_number, order, rule, purpose, decision)
+    return len(order)
+
+
+def _write(project_id, pairs, round_number, order, rule, purpose, decision) -> None:
     for start in range(0, len(order), CHUNK):
         take = order[start : start + CHUNK]
         columns = zip(
@@ -101,4 +107,3 @@ def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_pu
             (project_id, a, b, "", r, p, w, u, round_number, d) for a, b, r, p, w, u, d in columns
         ]
         write_rows(Pair, _COLUMNS, rows)
-    return len(order)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, request
+from flask import Response, abort, request, stream_with_context
 from flask_login import current_user
 
 from app.extensions import db
@@ -11,7 +11,7 @@ from app.projects.exports import (
     ExportOptionError,
     ExportOptions,
     ExportRefused,
-    export_csv,
+    export_chunks,
     export_filename,
     export_mimetype,
     label_purpose,
@@ -55,7 +55,8 @@ def changeable_project(project_id: int) -> Project:
 
 
 def export_download(project: Project, kind: str, *, confirmed: bool = False) -> Response:
-    """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind).
+    """One export of ``project`` as a CSV attachment (404 for an unknown or refused kind),
+    streamed (:func:`~app.projects.exports.export_chunks`).
 
     An identifying export (``IDENTIFYING_EXPORTS``) is the owning manager's only: 403 for an
     admin. ``?purpose=`` and ``?score=`` choose among a label export's pairs and scores; the
@@ -71,7 +72,7 @@ def export_download(project: Project, kind: str, *, confirmed: bool = False) -> 
     except ExportOptionError as exc:
         abort(400, str(exc))
     try:
-        text = export_csv(project, kind, options)
+        body = stream_with_context(export_chunks(project, kind, options))
     except ExportRefused as exc:
         abort(404, str(exc))
     headers = {"Content-Disposition": f'attachment; filename="{export_filename(project, kind)}"'}
@@ -80,7 +81,7 @@ def export_download(project: Project, kind: str, *, confirmed: bool = False) -> 
         headers["X-Labels-Purpose"] = purpose or "all"
         if note:
             headers["X-Labels-Note"] = note
-    return Response(text, mimetype=export_mimetype(kind), headers=headers)
+    return Response(body, mimetype=export_mimetype(kind), headers=headers)
 
 
 def check_release(project: Project) -> None:

@@ -16,7 +16,11 @@ from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, pre
 from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
-from app.projects.staffing.recommendation import distribution_chart, form_recommendation
+from app.projects.staffing.recommendation import (
+    distribution_chart,
+    form_recommendation,
+    sample_size,
+)
 from app.projects.triage import add_blocking_round, reblock_round
 from app.projects.triage.summary import round_summaries
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
@@ -85,7 +89,8 @@ def assignments(project_id: int):
     page = "projects/assignments.html"
     advice, n_pairs = form_recommendation(project)
     shown = {"project": project, "workers": workers, "form": request.form, "advice": advice,
-             "n_pairs": n_pairs, "rounds": round_summaries(project)}  # fmt: skip
+             "n_pairs": n_pairs, "rounds": round_summaries(project),
+             "sample": sample_size()}  # fmt: skip
     if advice is not None:
         shown["advice_chart"] = distribution_chart(advice)
     if request.method == "GET":

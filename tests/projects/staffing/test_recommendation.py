@@ -104,3 +104,37 @@ def test_form_shows_the_recommendation_or_links_to_it_for_large_projects(app, cl
     full = client.get(f"/projects/{pid}/budget-recommendation")
     assert full.mimetype == "text/html"
     assert 'data-exact="7/108">6.48%</span>' in full.text and "6 of 6 pairs" not in full.text
+
+
+def test_above_the_sample_size_the_recommendation_is_estimated_from_a_seeded_sample(app, client):
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        exact = dict(budget_recommendation(project).per_pair)
+        app.config["RECOMMENDATION_SAMPLE"] = 4
+        advice = budget_recommendation(project)
+        again = budget_recommendation(project)
+        pid = project.id
+    assert advice.sampled and (advice.pairs, advice.population) == (4, 6)
+    assert advice.per_pair == again.per_pair  # the same sample every time
+    assert all(exact[p] == v for p, v in advice.per_pair)  # each sampled pair priced exactly
+    assert advice.kapr == sum(advice.values) / 4  # the sample's mean
+    low, high = advice.interval
+    assert low <= float(advice.kapr) <= high
+    body = advice.as_dict()
+    assert body["sampled"] and body["population"] == 6 and len(body["per_pair"]) == 4
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    page = client.get(f"/projects/{pid}/budget-recommendation").text
+    assert 'id="advice-sample"' in page and "random sample of\n4 of them" in page
+    assert "of 4 sampled pairs need nothing" in page
+
+
+def test_the_model_s_pairs_are_not_in_the_recommendation(app):
+    with app.app_context():
+        scored = [{"a": "1", "b": "2", "match_probability": 0.5},
+                  {"a": "3", "b": "4", "match_probability": 0.99},
+                  {"a": "1", "b": "3", "match_probability": 0.01}]  # fmt: skip
+        project = paper_project(
+            make_user("max", "manager"), pairs=scored, triage={"lower": 0.1, "upper": 0.9}
+        )
+        advice = budget_recommendation(project)
+    assert advice.pairs == 1 and advice.values == [Fraction(1, 18)]  # Mary/Mark alone

@@ -1,0 +1,275 @@
+"""Benchmark the manager's steps at scale: ``.venv/bin/python bench/scale.py [--quick]``.
+
+One run on a generated deduplication project (``--records``, default 1,000,000):
+
+1. **import** ``--import-pairs`` scored pairs (default 10,000,000; a Parquet file of Splink's
+   columns, probabilities uniform) with triage thresholds around 0.5 that send
+   ``--review-pairs`` of them (default 1,000,000) to review and let the model decide the
+   rest: read, resolve the ids, triage and store (``add_scored_round``; COPY on PostgreSQL).
+   Target ≤ 60 s.
+2. **assign** the pairs to review to two workers (``assign_workers``). Baseline: main's
+   ``assign_pairs`` before issue 24 (``bench/_scale_baseline.py``: an ORM object per pair and
+   every pair rendered for the characters meter), timed on ``--baseline-max`` pairs and scaled
+   (``~``); ours is timed on the same pairs too, for the ratio. Target ≤ 10 s.
+3. **recommendation** over the pairs to review (a seeded sample above
+   ``RECOMMENDATION_SAMPLE``). Baseline: pricing every pair (``exact_recommendation``), timed on
+   ``--baseline-rec`` pairs and scaled. Target ≤ 5 s.
+4. **progress page** (``GET /projects/<id>/progress``, every chart) right after assigning.
+   Baseline: the old summary alone (every pair's outcome in Python), in full. Target ≤ 1 s.
+5. **conflicts queue** and **splink export** after every pair got an answer (written in bulk:
+   ``same`` for even pair ids, ``different`` for odd): the export streamed by
+   ``export_chunks`` against the old path (every pair's outcome, then written), both in full,
+   same bytes. Target ≤ 30 s. The progress page is timed again with every pair answered.
+
+Paths must agree (``bench/_check.py``): the characters meter and positions of the two assign
+paths, the progress numbers, the export's bytes, the sampled pairs' exact values.
+``--quick``: 5,000 records, 40,000 pairs imported, 8,000 to review (seconds; CI, on
+``TEST_DATABASE_URL`` when set). ``--postgres URL`` runs on PostgreSQL (a throwaway schema).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import _scale_baseline as baseline  # noqa: E402
+import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+from _check import agree, finish, quick_postgres  # noqa: E402
+from _kapr_setup import bench_app, project_spec  # noqa: E402
+from sqlalchemy import insert, select  # noqa: E402
+
+from app.extensions import db  # noqa: E402
+
+PASSWORD = "bench-password-1234"
+
+
+def _timed(fn):
+    started = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - started
+
+
+def _line(step: str, ours: float, base: float | None = None, scaled=False, note="") -> None:
+    if base is None:
+        print(f"{step:22s} ours {ours:8.2f} s   {note}", flush=True)
+        return
+    mark = "~" if scaled else " "
+    print(
+        f"{step:22s} ours {ours:8.2f} s   baseline{mark}{base:9.2f} s   "
+        f"baseline/ours {base / max(ours, 1e-9):7.1f}   {note}",
+        flush=True,
+    )
+
+
+def _scored_file(path: Path, external_ids: np.ndarray, n_pairs: int, seed: int) -> None:
+    """``n_pairs`` distinct pairs of the records, Splink's columns, probabilities uniform."""
+    rng = np.random.default_rng(seed)
+    n = len(external_ids)
+    keys = np.zeros(0, dtype=np.int64)
+    while len(keys) < n_pairs:
+        a = rng.integers(0, n, 2 * (n_pairs - len(keys)) + 16)
+        b = rng.integers(0, n, len(a))
+        keep = a != b
+        lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+        keys = np.unique(np.concatenate([keys, lo.astype(np.int64) * n + hi]))
+    keys = rng.permutation(keys)[:n_pairs]
+    lo, hi = keys // n, keys % n
+    table = pa.table(
+        {
+            "unique_id_l": pa.array(external_ids[lo]),
+            "unique_id_r": pa.array(external_ids[hi]),
+            "match_probability": rng.random(n_pairs),
+        }
+    )
+    pq.write_table(table, path)
+
+
+def _answer_all(assignments) -> int:
+    """Every assigned pair answered once by its worker, written in bulk (Core inserts)."""
+    from app.database import int_table
+    from app.models import AssignmentPair, DecisionEvent
+
+    made = 0
+    for assignment in assignments:
+        query = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == assignment.id)
+        ids = int_table(query, 1)[:, 0].tolist()
+        for start in range(0, len(ids), 50_000):
+            rows = [
+                {"assignment_id": assignment.id, "pair_id": p, "user_id": assignment.worker_id,
+                 "decision": "same" if p % 2 == 0 else "different", "confidence": "high"}
+                for p in ids[start : start + 50_000]
+            ]  # fmt: skip
+            db.session.execute(insert(DecisionEvent), rows)
+        made += len(ids)
+    db.session.commit()
+    return made
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--import-pairs", type=int, default=10_000_000)
+    parser.add_argument("--review-pairs", type=int, default=1_000_000)
+    parser.add_argument("--baseline-max", type=int, default=20_000)
+    parser.add_argument("--baseline-rec", type=int, default=1_000)
+    parser.add_argument("--postgres", help="run on PostgreSQL (a throwaway schema)")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.records, args.import_pairs, args.review_pairs = 5_000, 40_000, 8_000
+        args.baseline_max, args.baseline_rec = 2_000, 200
+    postgres = args.postgres or (quick_postgres() if args.quick else None)
+    where = "PostgreSQL" if postgres else "SQLite"
+    print(
+        f"records {args.records:,}  scored pairs {args.import_pairs:,}  "
+        f"to review ~{args.review_pairs:,}  on {where}",
+        flush=True,
+    )
+    config = {"RATELIMIT_ENABLED": False, "REVIEW_MAX_PAIRS": 10**9, "MAX_SCORED_PAIRS": 10**9}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        bench_app(Path(tmp), postgres, **config) as app,
+        app.app_context(),
+    ):
+        _run(app, args, Path(tmp))
+    return finish()
+
+
+def _run(app, args, tmp: Path) -> None:
+    from app.auth.services import create_user
+    from app.models import Pair, Purpose
+    from app.projects.conflicts.queue import conflict_queue
+    from app.projects.exports.service import export_chunks
+    from app.projects.lifecycle import create_project
+    from app.projects.progress.summary import project_progress
+    from app.projects.staffing import assign_pairs, assign_workers
+    from app.projects.staffing.recommendation import budget_recommendation, exact_recommendation
+    from app.projects.triage import TriageSettings, add_scored_round
+    from app.projects.triage.scored import read_scores
+
+    manager, _ = create_user("max", "manager", PASSWORD)
+    workers = [create_user(name, "worker")[0] for name in ("wes", "wen", "old", "new")]
+    spec = project_spec(args.records, 2, seed=1)
+    external = np.array([r["id"] for r in spec["records"]])
+    project, t_create = _timed(lambda: create_project(spec, manager))
+    db.session.commit()
+    print(f"{'create project':22s} {t_create:8.2f} s (records imported; not a target)", flush=True)
+
+    # 1. import of scored pairs, triaged
+    path = tmp / "scored.parquet"
+    _scored_file(path, external, args.import_pairs, seed=2)
+    half = args.review_pairs / args.import_pairs / 2
+    settings = TriageSettings(lower=0.5 - half, upper=0.5 + half)
+    result, t_import = _timed(
+        lambda: add_scored_round(project, read_scores(str(path)), settings, manager)
+    )
+    db.session.commit()
+    number = result.number
+    review = db.session.scalars(
+        select(Pair.id)
+        .where(Pair.project_id == project.id, Pair.round == number)
+        .where(Pair.purpose != Purpose.MODEL.value)
+        .order_by(Pair.id)
+    ).all()
+    stored = db.session.scalar(
+        select(db.func.count()).select_from(Pair).where(Pair.round == number)
+    )
+    agree(stored == args.import_pairs, f"import stored {stored:,} of {args.import_pairs:,}")
+    _line(
+        "import + triage",
+        t_import,
+        note=f"{stored:,} pairs ({stored / t_import:,.0f}/s), {len(review):,} to review; "
+        "target <= 60 s",
+    )
+
+    # 2. assign: both paths on the same pairs, then ours in full to two workers
+    part = review[: args.baseline_max]
+    old, t_old = _timed(lambda: baseline.assign_pairs(project, workers[2], 1.0, part, number))
+    new, t_new = _timed(lambda: assign_pairs(project, workers[3], 1.0, part, round=number))
+    db.session.flush()
+    agree(
+        (old.chars_total, [p.pair_id for p in old.pairs])
+        == (new.chars_total, [p.pair_id for p in new.pairs]),
+        "assign: old and new characters meter / pairs differ",
+    )
+    db.session.rollback()
+    _line(f"assign {len(part):,}", t_new, t_old, note="one worker, same pairs")
+    made, t_assign = _timed(lambda: assign_workers(project, {"wes": 0.5, "wen": 0.5}))
+    db.session.commit()
+    scale = len(review) / max(len(part), 1)
+    _line("assign to two", t_assign, t_old * scale, scaled=True, note="target <= 10 s")
+
+    # 3. recommendation
+    advice, t_rec = _timed(lambda: budget_recommendation(project))
+    priced = [p for p, _ in advice.per_pair]
+    check = exact_recommendation(project, priced)
+    agree(check.per_pair == advice.per_pair, "recommendation: sampled pairs' values differ")
+    some = review[: args.baseline_rec]
+    _, t_exact = _timed(lambda: exact_recommendation(project, some))
+    interval = (
+        f"{100 * advice.interval[0]:.3f}-{100 * advice.interval[1]:.3f} %"
+        if advice.sampled
+        else "exact"
+    )
+    _line(
+        "recommendation",
+        t_rec,
+        t_exact * len(review) / len(some),
+        scaled=True,
+        note=f"{advice.pairs:,} of {len(review):,} priced, {100 * float(advice.kapr):.3f} % "
+        f"({interval}); target <= 5 s",
+    )
+
+    # 4. progress page right after assigning
+    client = app.test_client()
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    page, t_page = _timed(lambda: client.get(f"/projects/{project.id}/progress"))
+    agree(page.status_code == 200, f"progress page answered {page.status_code}")
+    old_numbers, t_old_progress = _timed(lambda: baseline.progress_numbers(project))
+    progress = project_progress(project)
+    agree(_numbers(progress) == old_numbers, "progress: old and new numbers differ")
+    _line("progress page", t_page, t_old_progress, note="baseline: the summary alone; <= 1 s")
+
+    # 5. everything answered: conflicts queue, export, progress again
+    answered = _answer_all(made)
+    queue, t_queue = _timed(lambda: conflict_queue(project))
+    _line("conflicts queue", t_queue, note=f"{len(queue)} conflicts, {answered:,} answers")
+    text, t_export = _timed(lambda: "".join(export_chunks(project, "splink")))
+    old_text, t_old_export = _timed(lambda: baseline.splink_export(project))
+    agree(_digest(text) == _digest(old_text), "splink export: old and new bytes differ")
+    rows = text.count("\n") - 1
+    _line("splink export", t_export, t_old_export, note=f"{rows:,} rows, streamed; <= 30 s")
+    page, t_page = _timed(lambda: client.get(f"/projects/{project.id}/progress"))
+    agree(page.status_code == 200, f"progress page answered {page.status_code}")
+    _line("progress, all answered", t_page, note="every pair answered once; <= 1 s")
+    agree(
+        _numbers(project_progress(project)) == baseline.progress_numbers(project),
+        "progress with every pair answered: old and new numbers differ",
+    )
+
+
+def _numbers(progress) -> dict:
+    return {
+        "pairs": progress.pairs, "decided": progress.decided, "conflicts": progress.conflicts,
+        "assigned": progress.assigned, "answered": progress.answered,
+        "answers": progress.answers, "answers_due": progress.answers_due,
+        "agreement": progress.agreement,
+        "workers": {w.assignment_id: (w.pairs, w.decided) for w in progress.workers},
+    }  # fmt: skip
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
