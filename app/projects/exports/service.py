@@ -118,14 +118,14 @@ def label_purpose(project: Project, kind: str, options: ExportOptions) -> tuple[
 
 def export_chunks(
     project: Project, kind: str, options: ExportOptions | None = None
-) -> Iterator[str]:
+) -> Iterator[str] | list[str]:
     """Export ``kind`` of ``project`` as pieces of its text, for a streamed response.
 
     Checked before the first piece (:class:`ExportRefused` is raised here, not while
     streaming). ``splink`` and ``splink_matches`` (1/0 scores) and ``linkage`` are read from
     the database :data:`~app.projects.exports.linkage.STREAM_ROWS` pairs at a time and written
     a chunk at a time, so a million pairs are never a list in memory; the other exports are
-    written whole and come as one piece.
+    written whole and come as a list of one piece (nothing left to stream).
     """
     options = options or ExportOptions()
     _check_kind(project, kind)
@@ -138,7 +138,7 @@ def export_chunks(
         )
     if kind == "linkage":
         return _in_chunks(linkage.write_linkage, linkage.final_pairs(project))
-    return iter([export_csv(project, kind, options)])
+    return [export_csv(project, kind, options)]
 
 
 def _in_chunks(write, rows: Iterator) -> Iterator[str]:

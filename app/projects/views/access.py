@@ -72,9 +72,11 @@ def export_download(project: Project, kind: str, *, confirmed: bool = False) -> 
     except ExportOptionError as exc:
         abort(400, str(exc))
     try:
-        body = stream_with_context(export_chunks(project, kind, options))
+        body = export_chunks(project, kind, options)
     except ExportRefused as exc:
         abort(404, str(exc))
+    if not isinstance(body, list):  # read from the database while it is sent
+        body = stream_with_context(body)
     headers = {"Content-Disposition": f'attachment; filename="{export_filename(project, kind)}"'}
     if kind in ("labels", "splink", "splink_matches", "recordlinkage"):
         purpose, note = label_purpose(project, kind, options)
