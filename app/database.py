@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from contextlib import contextmanager
 
 from flask import Flask, current_app, has_request_context, request
-from sqlalchemy import event, inspect
+from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 
@@ -205,103 +203,3 @@ def pg_rows(connection: Connection, sql: str, params: dict, row_factory=None) ->
     except connection.dialect.loaded_dbapi.OperationalError:
         connection.invalidate()
         raise
-
-
-def write_rows(model, columns: tuple[str, ...], rows) -> None:
-    """Insert ``rows`` (tuples in ``columns`` order) into ``model``'s table, fast, in the
-    session's transaction: ``COPY … FROM STDIN`` on PostgreSQL (psycopg 3's
-    ``cursor.copy``), one DBAPI ``executemany`` elsewhere. A refused row's values stay out of
-    the error (as SQLAlchemy's ``hide_parameters``)."""
-    from sqlalchemy import inspect
-    from sqlalchemy.exc import DBAPIError
-
-    if not isinstance(rows, list):
-        rows = list(rows)
-    if not rows:
-        return
-    connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
-    table = model.__table__.name
-    quoted = ", ".join(f'"{c}"' for c in columns)
-    if connection.dialect.name == "postgresql":
-        raw = connection.connection.driver_connection
-        statement = f"COPY {table} ({quoted}) FROM STDIN"
-        try:
-            with raw.cursor() as cursor, cursor.copy(statement) as copy:
-                for row in rows:
-                    copy.write_row(row)
-        except connection.dialect.dbapi.Error as exc:
-            raise DBAPIError.instance(
-                statement, None, exc, connection.dialect.dbapi.Error,
-                hide_parameters=True, dialect=connection.dialect,
-            ) from None  # fmt: skip
-        return
-    marks = ", ".join("?" if connection.dialect.paramstyle == "qmark" else "%s" for _ in columns)
-    connection.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
-
-
-def int_table(query, width: int):
-    """The rows of ``query`` (``width`` integer columns) as an int64 numpy array ``(n, width)``.
-
-    For reads of a million rows (a round's pairs, every record's count): the driver's tuples
-    go straight into numpy, without SQLAlchemy's row objects (numpy probing a ``Row`` for
-    the array protocol cost more than the query).
-    """
-    import numpy as np
-
-    result = db.session.connection().execute(query)
-    try:
-        rows = result.cursor.fetchall()
-    finally:
-        result.close()
-    if not rows:
-        return np.zeros((0, width), dtype=np.int64)
-    return np.array(rows, dtype=np.int64).reshape(-1, width)
-
-
-#: SQLite's page cache during a bulk write (KiB, as ``PRAGMA cache_size`` takes a negative
-#: value): the default 2 MB makes every insert into a big index of random keys (a project's
-#: unique pairs) read its pages from the file again.
-BULK_CACHE_KIB = 512 * 1024
-
-
-@contextmanager
-def big_cache():
-    """A large SQLite page cache on the session's connection for a bulk write, then the
-    connection's own again (a pooled connection keeps no 512 MB cache). No-op elsewhere."""
-    connection = db.session.connection()
-    if connection.dialect.name != "sqlite":
-        yield
-        return
-    before = connection.exec_driver_sql("PRAGMA cache_size").scalar()
-    connection.exec_driver_sql(f"PRAGMA cache_size = -{BULK_CACHE_KIB}")
-    try:
-        yield
-    finally:
-        connection.exec_driver_sql(f"PRAGMA cache_size = {int(before)}")
-
-
-def write_int_rows(model, columns: tuple[str, ...], table) -> None:
-    """Insert the rows of an integer numpy array ``table`` (``columns`` in order), as
-    :func:`write_rows` does, without a Python tuple per row on PostgreSQL: the ``COPY`` text
-    is made by numpy and sent in one piece (psycopg's ``write_row`` costs ~8 µs a row)."""
-    import numpy as np
-
-    table = np.asarray(table, dtype=np.int64)
-    if not len(table):
-        return
-    connection = db.session.connection(bind_arguments={"mapper": inspect(model)})
-    if connection.dialect.name != "postgresql":
-        write_rows(model, columns, list(map(tuple, table.tolist())))
-        return
-    text = "\n".join(map("\t".join, table.astype(str).tolist())) + "\n"
-    raw = connection.connection.driver_connection
-    quoted = ", ".join(f'"{c}"' for c in columns)
-    statement = f"COPY {model.__table__.name} ({quoted}) FROM STDIN"
-    try:
-        with raw.cursor() as cursor, cursor.copy(statement) as copy:
-            copy.write(text)
-    except connection.dialect.dbapi.Error as exc:
-        raise DBAPIError.instance(
-            statement, None, exc, connection.dialect.dbapi.Error,
-            hide_parameters=True, dialect=connection.dialect,
-        ) from None  # fmt: skip

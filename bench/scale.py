@@ -95,7 +95,7 @@ def _scored_file(path: Path, external_ids: np.ndarray, n_pairs: int, seed: int) 
 
 def _answer_all(assignments) -> int:
     """Every assigned pair answered once by its worker, written in bulk (Core inserts)."""
-    from app.database import int_table
+    from app.bulk import int_table
     from app.models import AssignmentPair, DecisionEvent
 
     made = 0

@@ -9,7 +9,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import aliased
 
-from app.database import write_rows
+from app.bulk import write_rows
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
 from app.projects.blocking.codes import rule_codes

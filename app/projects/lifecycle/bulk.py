@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
-from app.database import write_rows
+from app.bulk import write_rows
 from app.models import Record, VaultRecord
 
 __all__ = ["insert_columns", "insert_records", "json_columns", "json_rows", "new_pseudonyms"]

@@ -23,7 +23,7 @@ import numpy as np
 from flask import has_request_context, request
 from sqlalchemy import and_, case, func, literal, select
 
-from app.database import int_table
+from app.bulk import int_table
 from app.extensions import db
 from app.models import (
     AssignmentPair,

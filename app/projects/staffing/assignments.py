@@ -10,7 +10,7 @@ from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from app.database import int_table, write_int_rows
+from app.bulk import int_table, write_int_rows
 from app.extensions import db
 from app.models import (
     REVIEWED,
@@ -139,7 +139,7 @@ def create_assignment(
     round: int,
 ) -> Assignment:
     """Write the assignment of ``chosen`` (checked pairs of the round, ``characters`` in all)
-    in bulk: its pairs by :func:`app.database.write_rows` (COPY on PostgreSQL), never an ORM
+    in bulk: its pairs by :func:`app.bulk.write_rows` (COPY on PostgreSQL), never an ORM
     object per pair. Only a ``start_partial`` assignment reads the pairs one by one (each
     opened cell is priced)."""
     if not chosen:

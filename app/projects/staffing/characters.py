@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import case, func, select
 
+from app.bulk import int_table
 from app.core.disclosure import AttributeType
-from app.database import int_table
 from app.extensions import db
 from app.models import Pair, Project, Record
 

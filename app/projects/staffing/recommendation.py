@@ -36,9 +36,9 @@ from sqlalchemy.orm import selectinload
 
 from app import charts
 from app.analytics.kapr import assess_states, attributes_of
+from app.bulk import int_table
 from app.core.disclosure import Level
 from app.core.kapr import kapr_score
-from app.database import int_table
 from app.extensions import db
 from app.models import REVIEWED, Assignment, AssignmentPair, Pair, Project
 from app.review.grid import PairState

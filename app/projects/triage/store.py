@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import func, select
 
-from app.database import big_cache, write_rows
+from app.bulk import big_cache, write_rows
 from app.extensions import db
 from app.models import Pair, Project, Round
 
@@ -78,7 +78,7 @@ _COLUMNS = (
 
 
 def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_purpose: str) -> int:
-    """Insert ``pairs`` as round ``round_number`` (:func:`app.database.write_rows`, in chunks of
+    """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_rows`, in chunks of
     :data:`CHUNK` so no more than a chunk of row tuples is held); flush; return the count."""
     db.session.flush()
     n = len(pairs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import select
 
-from app.database import BULK_CACHE_KIB, big_cache
+from app.bulk import BULK_CACHE_KIB, big_cache
 from app.extensions import db
 from app.models import Pair
 from app.projects.triage.store import NewPairs, insert_pairs
