@@ -16,7 +16,9 @@ from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 
-__all__ = ["BULK_CACHE_KIB", "big_cache", "int_table", "write_int_rows", "write_rows"]
+__all__ = [
+    "BULK_CACHE_KIB", "big_cache", "int_table", "write_int_rows", "write_numbered", "write_rows",
+]  # fmt: skip
 
 #: SQLite's page cache during a bulk write (KiB, as ``PRAGMA cache_size`` takes a negative
 #: value): the default 2 MB makes every insert into a big index of random keys (a project's
@@ -60,6 +62,31 @@ def write_int_rows(model, columns: tuple[str, ...], table) -> None:
         return
     text = "\n".join(map("\t".join, table.astype(str).tolist())) + "\n"
     _copy(connection, model, columns, lambda copy: copy.write(text))
+
+
+def write_numbered(model, columns: tuple[str, str, str], key: int, values, start: int = 0) -> None:
+    """Insert the rows ``(key, values[i], start + i)`` (integers; ``columns`` in that order):
+    an assignment's pairs and their positions.
+
+    On SQLite one ``INSERT … SELECT`` over ``json_each`` of the values as one JSON array
+    (its ``key`` is the position): SQLite makes the rows, no Python tuple is bound per row
+    (a million rows: ~4.4 s by ``executemany`` to ~1.5 s). Elsewhere :func:`write_int_rows`
+    (``COPY`` on PostgreSQL).
+    """
+    values = np.asarray(values, dtype=np.int64)
+    if not len(values):
+        return
+    connection = _connection_of(model)
+    if connection.dialect.name != "sqlite":
+        positions = np.arange(start, start + len(values), dtype=np.int64)
+        keys = np.full(len(values), key, dtype=np.int64)
+        write_int_rows(model, columns, np.column_stack([keys, values, positions]))
+        return
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    connection.exec_driver_sql(
+        f"INSERT INTO {model.__table__.name} ({quoted}) SELECT ?, value, key + ? FROM json_each(?)",
+        (int(key), int(start), "[" + ",".join(map(str, values.tolist())) + "]"),
+    )
 
 
 def _connection_of(model) -> Connection:

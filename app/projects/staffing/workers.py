@@ -92,7 +92,7 @@ def assign_workers(
                     project,
                     users[name],
                     budgets[name],
-                    pair_ids[taken].tolist(),
+                    pair_ids[taken],
                     int(characters[taken].sum()),
                     list(start_partial),
                     round=number,
