@@ -22,7 +22,8 @@ One run on a generated deduplication project (``--records``, default 1,000,000):
    same bytes. Target ≤ 30 s. The progress page is timed again with every pair answered.
 
 Paths must agree (``bench/_check.py``): the characters meter and positions of the two assign
-paths, the progress numbers, the export's bytes, the sampled pairs' exact values.
+paths (and the two workers' meters against every record's characters counted from its
+values), the progress numbers, the export's bytes, the sampled pairs' exact values.
 ``--quick``: 5,000 records, 40,000 pairs imported, 8,000 to review (seconds; CI, on
 ``TEST_DATABASE_URL`` when set). ``--postgres URL`` runs on PostgreSQL (a throwaway schema).
 """
@@ -152,6 +153,8 @@ def _run(app, args, tmp: Path) -> None:
     from app.projects.lifecycle import create_project
     from app.projects.progress.summary import project_progress
     from app.projects.staffing import assign_pairs, assign_workers
+    from app.projects.staffing.assignments import round_pairs
+    from app.projects.staffing.characters import count_record_characters
     from app.projects.staffing.recommendation import budget_recommendation, exact_recommendation
     from app.projects.triage import TriageSettings, add_scored_round
     from app.projects.triage.scored import read_scores
@@ -207,6 +210,13 @@ def _run(app, args, tmp: Path) -> None:
     db.session.commit()
     scale = len(review) / max(len(part), 1)
     _line("assign to two", t_assign, t_old * scale, scaled=True, note="target <= 10 s")
+    ids, counted = count_record_characters(project)  # the path before the stored counts
+    _, record_a, record_b = round_pairs(project, number)
+    expected = counted[np.searchsorted(ids, record_a)] + counted[np.searchsorted(ids, record_b)]
+    agree(
+        sum(a.chars_total for a in made) == int(expected.sum()),
+        "assign: the stored characters and the values' count differ",
+    )
 
     # 3. recommendation
     advice, t_rec = _timed(lambda: budget_recommendation(project))

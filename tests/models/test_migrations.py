@@ -100,3 +100,41 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(database_config):
         db.session.remove()
         for engine in db.engines.values():
             engine.dispose()
+
+
+def test_upgrade_counts_the_characters_of_stored_records(database_config):
+    """Records stored before ``records.characters`` get their count from their values: per
+    identifying attribute the value's length, a category 1, missing (or absent) 0."""
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
+    now = "2026-11-27 08:00:00+00:00"
+    with app.app_context():
+        upgrade(revision="e5c1a7d3b902")
+        conn = db.session.connection()
+        rows = [
+            "INSERT INTO users (id, username, role, password_hash, active, failed_logins,"
+            f" created_at) VALUES (1, 'max', 'manager', 'x', TRUE, 0, '{now}')",
+            "INSERT INTO projects (id, name, kind, owner_id, kappa, default_budget,"
+            " evidence_model, page_size, allow_unsure, records_version, created_at)"
+            f" VALUES (1, 'p', 'dedupe', 1, 1, 0.5, 'row', 10, FALSE, 1, '{now}')",
+            "INSERT INTO project_attributes (project_id, position, name, kind, identifying)"
+            " VALUES (1, 0, 'first', 'string', TRUE), (1, 1, 'sex', 'category', TRUE),"
+            " (1, 2, 'dob', 'date', TRUE), (1, 3, 'income', 'string', FALSE)",
+            "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 3)",
+            "INSERT INTO records (id, project_id, source_id, external_id, pseudonym, position,"
+            ' "values") VALUES'
+            ' (1, 1, 1, \'1\', \'p1\', 0, \'{"first": "jos\\u00e9", "sex": "f",'
+            ' "dob": "01021980"}\'),'
+            ' (2, 1, 1, \'2\', \'p2\', 1, \'{"first": null, "sex": null, "dob": "01021981"}\'),'
+            " (3, 1, 1, '3', 'p3', 2, '{}')",
+        ]
+        for statement in rows:
+            conn.execute(sa.text(statement))
+        db.session.commit()
+        upgrade()
+        conn = db.session.connection()
+        counted = conn.execute(sa.text("SELECT id, characters FROM records ORDER BY id")).all()
+        assert [tuple(r) for r in counted] == [(1, 4 + 1 + 8), (2, 8), (3, 0)]
+        db.session.commit()
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()

@@ -8,9 +8,11 @@ from app.core.disclosure.attributes import (
     MISSING_TOKENS,
     AttributeType,
     Level,
+    column_characters,
     format_date,
     name_columns,
     normalize,
+    value_characters,
 )
 from app.core.disclosure.bidi import BIDI_CONTROLS, neutralise_bidi, neutralise_bidi_json
 from app.core.disclosure.dates import (
@@ -58,6 +60,7 @@ __all__ = [
     "add_marker",
     "align",
     "align_bounded",
+    "column_characters",
     "compare",
     "date_format",
     "format_date",
@@ -75,5 +78,6 @@ __all__ = [
     "osa_distance",
     "partial_available",
     "shown",
+    "value_characters",
     "view",
 ]

@@ -20,11 +20,14 @@ import datetime as _dt
 import enum
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 __all__ = [
     "AttributeType",
     "Level",
+    "column_characters",
+    "value_characters",
     "normalize",
     "format_date",
     "MISSING_TOKENS",
@@ -57,6 +60,25 @@ class Level(enum.StrEnum):
 
 
 _LEVEL_RANK = {Level.MASKED: 0, Level.PARTIAL: 1, Level.FULL: 2}
+
+
+def value_characters(value: str | None, kind: AttributeType) -> int:
+    """Return the characters of a normalised value: what ``p_ij``'s denominator and the
+    characters meter count (spec/README.md §1): its length, 1 for a category, 0 when missing.
+    """
+    if value is None:
+        return 0
+    return 1 if kind is AttributeType.CATEGORY else len(value)
+
+
+def column_characters(values: Sequence[str | None], kind: AttributeType) -> list[int]:
+    """Return :func:`value_characters` of each of ``values`` (one attribute's column)."""
+    if kind is AttributeType.CATEGORY:
+        return [0 if v is None else 1 for v in values]
+    if None not in values:
+        return list(map(len, values))
+    return [0 if v is None else len(v) for v in values]
+
 
 #: Column names (lower-case) that hold a ground-truth cluster id: the mapping page offers
 #: them as the project's ground truth, and older projects without one fall back on them.

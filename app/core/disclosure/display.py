@@ -22,7 +22,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.disclosure.attributes import AttributeType, Level
+from app.core.disclosure.attributes import AttributeType, Level, value_characters
 from app.core.disclosure.marks import Mark, Marks, aligned_marks, date_marks, positional_marks
 
 __all__ = [
@@ -113,10 +113,7 @@ class Comparison:
 
     def total(self, side: int) -> int:
         """Return the number of characters of one side (date 8, category 1, missing 0)."""
-        value = self.values[side]
-        if value is None:
-            return 0
-        return 1 if self.kind is AttributeType.CATEGORY else len(value)
+        return value_characters(self.values[side], self.kind)
 
 
 def _pair_marks(kind: AttributeType, a: str, b: str) -> Marks:

@@ -190,7 +190,7 @@ def _destroy(project: Project) -> dict[str, int]:
             # in the file's free pages (the default of some SQLite builds, not of all).
             connection.exec_driver_sql("PRAGMA secure_delete = ON")
     records = db.session.execute(
-        update(Record).where(Record.project_id == pid).values(values={})
+        update(Record).where(Record.project_id == pid).values(values={}, characters=0)
     ).rowcount
     vault = db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == pid)).rowcount
     names = db.session.execute(

@@ -8,6 +8,10 @@ would, and read back through it unchanged; a batch of flat string dicts with the
 is encoded column by column (one C call per value instead of one ``dumps`` per row), and an
 import's batch, already column-wise, is encoded without building a dict per row
 (:func:`json_columns`).
+
+Each record's ``characters`` (what the characters meter counts of it) is counted here from the
+same values, over the project's identifying attributes: every path that stores records
+comes through :func:`insert_records` or :func:`insert_columns`.
 """
 
 from __future__ import annotations
@@ -18,13 +22,19 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
+from sqlalchemy import select
+
 from app.bulk import write_rows
-from app.models import Record, VaultRecord
+from app.core.disclosure import AttributeType, column_characters
+from app.extensions import db
+from app.models import ProjectAttribute, Record, VaultRecord
 
 __all__ = ["insert_columns", "insert_records", "json_columns", "json_rows", "new_pseudonyms"]
 
 
-_RECORD_COLUMNS = ("project_id", "source_id", "external_id", "pseudonym", "position", "values")
+_RECORD_COLUMNS = (
+    "project_id", "source_id", "external_id", "pseudonym", "position", "values", "characters",
+)  # fmt: skip
 _VAULT_COLUMNS = ("pseudonym", "project_id", "values")
 
 
@@ -45,7 +55,10 @@ def insert_records(
 ) -> None:
     """Insert one batch of records (positions from ``offset``) and, if given, vault rows."""
     hidden = json_rows(sensitive) if sensitive is not None else None
-    _insert(project_id, source_id, external_ids, json_rows(identifying), hidden, offset)
+    kinds = _identifying_kinds(project_id)
+    columns = {name: [row.get(name) for row in identifying] for name in kinds}
+    chars = _characters(columns, kinds, len(external_ids))
+    _insert(project_id, source_id, external_ids, json_rows(identifying), chars, hidden, offset)
 
 
 def insert_columns(
@@ -60,18 +73,41 @@ def insert_columns(
     """:func:`insert_records` for values given column by column (name → one value per id)."""
     count = len(external_ids)
     hidden = json_columns(sensitive, count) if sensitive is not None else None
-    _insert(project_id, source_id, external_ids, json_columns(identifying, count), hidden, offset)
+    chars = _characters(identifying, _identifying_kinds(project_id), count)
+    shown = json_columns(identifying, count)
+    _insert(project_id, source_id, external_ids, shown, chars, hidden, offset)
 
 
-def _insert(project_id, source_id, external_ids, identifying, sensitive, offset) -> None:
+def _identifying_kinds(project_id: int) -> dict[str, AttributeType]:
+    """The project's identifying attributes and their types (what a record's count sums)."""
+    query = select(ProjectAttribute.name, ProjectAttribute.kind).where(
+        ProjectAttribute.project_id == project_id, ProjectAttribute.identifying.is_(True)
+    )
+    return {name: AttributeType(kind) for name, kind in db.session.execute(query)}
+
+
+def _characters(
+    columns: Mapping[str, Sequence[str | None]], kinds: Mapping[str, AttributeType], count: int
+) -> list[int]:
+    """Each record's characters: the sum over the identifying attributes (a missing key is a
+    missing value) of :func:`app.core.disclosure.value_characters`."""
+    total = [0] * count
+    for name, kind in kinds.items():
+        column = columns.get(name)
+        if column is not None:
+            total = list(map(int.__add__, total, column_characters(column, kind)))
+    return total
+
+
+def _insert(project_id, source_id, external_ids, identifying, chars, sensitive, offset) -> None:
     pseudonyms = new_pseudonyms(len(external_ids))
     _write(
         Record,
         _RECORD_COLUMNS,
         [
-            (project_id, source_id, rid, p, offset + i, values)
-            for i, (rid, p, values) in enumerate(
-                zip(external_ids, pseudonyms, identifying, strict=True)
+            (project_id, source_id, rid, p, offset + i, values, n)
+            for i, (rid, p, values, n) in enumerate(
+                zip(external_ids, pseudonyms, identifying, chars, strict=True)
             )
         ],
     )

@@ -10,7 +10,7 @@ from flask import current_app
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from app.bulk import int_table, write_int_rows
+from app.bulk import int_table, write_numbered
 from app.extensions import db
 from app.models import (
     REVIEWED,
@@ -63,7 +63,6 @@ def assign_pairs(
     number = check_assignee(project, worker, budget, start_partial, resolver=resolver, round=round)
     if pair_ids == "all":
         chosen, record_a, record_b = round_pairs(project, number)
-        chosen = chosen.tolist()
     elif isinstance(pair_ids, str):
         raise AssignmentError("'pairs' must be \"all\" or a list of pair ids")
     else:
@@ -131,7 +130,7 @@ def create_assignment(
     project: Project,
     worker: User,
     budget: float,
-    chosen: list[int],
+    chosen: Sequence[int] | np.ndarray,
     characters: int,
     start_partial: Sequence[str] = (),
     *,
@@ -139,10 +138,10 @@ def create_assignment(
     round: int,
 ) -> Assignment:
     """Write the assignment of ``chosen`` (checked pairs of the round, ``characters`` in all)
-    in bulk: its pairs by :func:`app.bulk.write_rows` (COPY on PostgreSQL), never an ORM
-    object per pair. Only a ``start_partial`` assignment reads the pairs one by one (each
-    opened cell is priced)."""
-    if not chosen:
+    in bulk: its pairs by :func:`app.bulk.write_numbered` (one statement per chunk on SQLite,
+    COPY on PostgreSQL), never an ORM object per pair. Only a ``start_partial`` assignment
+    reads the pairs one by one (each opened cell is priced)."""
+    if not len(chosen):
         raise AssignmentError("an assignment needs at least one pair")
     assignment = Assignment(
         project_id=project.id,
@@ -155,12 +154,10 @@ def create_assignment(
     db.session.add(assignment)
     db.session.flush()
     columns = ("assignment_id", "pair_id", "position")
+    chosen = np.asarray(chosen, dtype=np.int64)
     for start in range(0, len(chosen), WRITE_CHUNK):
-        part = np.asarray(chosen[start : start + WRITE_CHUNK], dtype=np.int64)
-        rows = np.column_stack(
-            [np.full(len(part), assignment.id), part, np.arange(start, start + len(part))]
-        )
-        write_int_rows(AssignmentPair, columns, rows)
+        part = chosen[start : start + WRITE_CHUNK]
+        write_numbered(AssignmentPair, columns, assignment.id, part, start)
     db.session.expire(assignment, ["pairs"])
     if start_partial:
         identifying = {a.name: a for a in project.identifying}

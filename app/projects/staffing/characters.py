@@ -1,10 +1,12 @@
-"""The characters meter's total, counted by the database and numpy instead of per pair.
+"""The characters meter's total, from each record's stored count instead of per pair.
 
 A pair's total characters (:meth:`app.review.grid.state.PairState.characters`) is the sum of
 its two records' characters: per identifying attribute, the normalised value's length (a
-category counts 1, a missing value 0). A record's count is taken out of its JSON by the
-database (``json_extract`` / ``->>``), once per record, and a pair's is two lookups, so an
-assignment of a million pairs is counted in seconds instead of aligning every pair.
+category counts 1, a missing value 0). Each record's count is stored with it when it is
+stored (``records.characters``, :mod:`app.projects.lifecycle.bulk`), so a pair's is two
+array lookups and an assignment of a million pairs reads one integer per record.
+:func:`count_record_characters` counts the same from the records' JSON in the database (the
+path before the stored count), kept as the tests' oracle.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from app.core.disclosure import AttributeType
 from app.extensions import db
 from app.models import Pair, Project, Record
 
-__all__ = ["pair_characters", "pairs_of", "record_characters"]
+__all__ = ["count_record_characters", "pair_characters", "pairs_of", "record_characters"]
 
 CHUNK = 10_000  # bounded IN lists (SQLite's variable limit)
 
@@ -26,7 +28,15 @@ def record_characters(
     project: Project, only: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The project's record ids (sorted; with ``only``, those of them) and each record's
-    characters, as int64 arrays."""
+    stored characters, as int64 arrays."""
+    return _by_record(select(Record.id, Record.characters), project, only)
+
+
+def count_record_characters(
+    project: Project, only: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`record_characters` counted from the records' values by the database
+    (``json_extract`` / ``->>`` of every identifying attribute): the oracle."""
     terms = []
     for attribute in project.identifying:
         value = Record.values[attribute.name].as_string()
@@ -35,7 +45,11 @@ def record_characters(
         else:
             terms.append(func.coalesce(func.length(value), 0))
     total = sum(terms[1:], terms[0]) if terms else 0
-    query = select(Record.id, total).where(Record.project_id == project.id).order_by(Record.id)
+    return _by_record(select(Record.id, total), project, only)
+
+
+def _by_record(query, project: Project, only: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    query = query.where(Record.project_id == project.id).order_by(Record.id)
     if only is None:
         table = int_table(query, 2)
     else:
@@ -50,17 +64,35 @@ def record_characters(
 def pair_characters(project: Project, record_a: np.ndarray, record_b: np.ndarray) -> np.ndarray:
     """Each pair's total characters, for pairs given by their two records' ids.
 
-    Every record of the project is counted in one pass, unless the pairs name fewer than
-    a fifth of them (a list of pairs): then those records only, by id.
+    Every record's count is read in one pass, unless the pairs name fewer than a fifth of
+    the project's records (a list of pairs): then those records only, by id.
     """
     if not len(record_a):
         return np.zeros(0, dtype=np.int64)
-    named = np.unique(np.concatenate([record_a, record_b]))
     n_records = db.session.scalar(
         select(func.count()).select_from(Record).where(Record.project_id == project.id)
     )
-    ids, chars = record_characters(project, named if 5 * len(named) < n_records else None)
-    return chars[np.searchsorted(ids, record_a)] + chars[np.searchsorted(ids, record_b)]
+    only = None
+    if 10 * len(record_a) < n_records:  # a few pairs: fewer than 20 % of the records named
+        only = np.unique(np.concatenate([record_a, record_b]))
+    ids, chars = record_characters(project, only)
+    return lookup(ids, chars, record_a) + lookup(ids, chars, record_b)
+
+
+def lookup(ids: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``values`` of ``wanted`` ids, for ``ids`` sorted and holding every wanted one.
+
+    A project's record ids are (nearly) one run, so a dense table indexed by id minus the
+    smallest replaces a binary search per id (a million pairs: 0.3 s to 0.02 s).
+    """
+    if not len(wanted):
+        return np.zeros(0, dtype=values.dtype)
+    low, span = int(ids[0]), int(ids[-1]) - int(ids[0]) + 1
+    if span > 4 * len(ids) + 1_000_000:  # sparse ids: a table would waste memory
+        return values[np.searchsorted(ids, wanted)]
+    dense = np.zeros(span, dtype=values.dtype)
+    dense[ids - low] = values
+    return dense[wanted - low]
 
 
 def pairs_of(project: Project, pair_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +22,7 @@ from app.projects.staffing.assignments import (
 from app.projects.staffing.characters import pair_characters
 from app.units import percent
 
-__all__ = ["assign_workers", "change_budget", "share"]
+__all__ = ["assign_workers", "change_budget", "check_plan", "share"]
 
 
 def share(pair_ids: Sequence[int], workers: int, coders: int) -> list[list[int]]:
@@ -55,16 +55,55 @@ def assign_workers(
     start_partial: Sequence[str] = (),
     page_size: int | None = None,
     round: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Assignment]:
     """Give each named worker an even share of a round's pairs (default: the newest round)
     with their budget; the model's pairs are never shared. The caller commits.
 
+    ``progress(step, 2)`` is told when the pairs are read and counted (step 1), before
+    anything is written: a job's progress commits the session (:mod:`app.jobs`), so it is
+    never called between the writes, which commit or roll back together.
     Raises :class:`AssignmentError` (nothing is kept: the caller rolls back).
     """
+    users, number = check_plan(project, budgets, start_partial=start_partial, round=round)
+    if page_size is not None and not 1 <= page_size <= 200:
+        raise AssignmentError("the page size is a whole number from 1 to 200")
+    pair_ids, record_a, record_b = round_pairs(project, number)
+    if not len(pair_ids):
+        raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
+    check_review_size(len(pair_ids))
+    characters = pair_characters(project, record_a, record_b)
+    if progress is not None:
+        progress(1, 2)
+    names, made = list(budgets), []
+    for name, taken in zip(names, share_positions(len(pair_ids), len(names), coders), strict=True):
+        if len(taken):
+            made.append(
+                create_assignment(
+                    project,
+                    users[name],
+                    budgets[name],
+                    pair_ids[taken],
+                    int(characters[taken].sum()),
+                    list(start_partial),
+                    round=number,
+                )  # fmt: skip
+            )
     if page_size is not None:
-        if not 1 <= page_size <= 200:
-            raise AssignmentError("the page size is a whole number from 1 to 200")
         project.page_size = page_size
+    return made
+
+
+def check_plan(
+    project: Project,
+    budgets: Mapping[str, float],
+    *,
+    start_partial: Sequence[str] = (),
+    round: int | None = None,
+) -> tuple[dict[str, User], int]:
+    """Refuse what :func:`assign_workers` would refuse before reading any pair: unknown
+    users, users who are not workers, budgets, workers assigned in the round already; return
+    the users by name and the round."""
     users = {
         u.username: u
         for u in db.session.scalars(select(User).where(User.username.in_(list(budgets))))
@@ -76,29 +115,9 @@ def assign_workers(
     if not_workers:
         raise AssignmentError(f"not workers: {', '.join(not_workers)}")
     number = newest_round(project) if round is None else round
-    pair_ids, record_a, record_b = round_pairs(project, number)
-    if not len(pair_ids):
-        raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
-    check_review_size(len(pair_ids))
-    names = list(budgets)
-    for name in names:
+    for name in budgets:
         check_assignee(project, users[name], budgets[name], start_partial, round=number)
-    characters = pair_characters(project, record_a, record_b)
-    made = []
-    for name, taken in zip(names, share_positions(len(pair_ids), len(names), coders), strict=True):
-        if len(taken):
-            made.append(
-                create_assignment(
-                    project,
-                    users[name],
-                    budgets[name],
-                    pair_ids[taken].tolist(),
-                    int(characters[taken].sum()),
-                    list(start_partial),
-                    round=number,
-                )  # fmt: skip
-            )
-    return made
+    return users, number
 
 
 def change_budget(assignment: Assignment, budget: float, by: User) -> BudgetChange:

@@ -16,6 +16,7 @@ from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, pre
 from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
+from app.projects.staffing.jobs import find_assignment_job, needs_job, submit_assignment
 from app.projects.staffing.recommendation import (
     distribution_chart,
     form_recommendation,
@@ -99,6 +100,9 @@ def assignments(project_id: int):
         plan = parse_assignments(
             request.form, [w.username for w in workers], [a.name for a in project.identifying]
         )
+        if needs_job(project, plan["round"]):  # a large round: a job, and its progress page
+            job_id = submit_assignment(project, plan, current_user)
+            return redirect(url_for(".assignment_job", project_id=project.id, job_id=job_id))
         made = assign_workers(
             project, plan["workers"], coders=plan["coders"],
             start_partial=plan["start_partial"], page_size=plan["page_size"], round=plan["round"],
@@ -110,6 +114,17 @@ def assignments(project_id: int):
     db.session.commit()
     flash(f"{len(made)} assignment(s) created.", "info")
     return redirect(url_for("projects.progress", project_id=project.id))
+
+
+@bp.get("/<int:project_id>/assignments/jobs/<int:job_id>")
+@roles_required(*MANAGERS)
+def assignment_job(project_id: int, job_id: int):
+    """An assignment job's progress (the page refreshes itself), then what it made."""
+    project = owned_project(project_id)
+    job = find_assignment_job(project, job_id, current_user)
+    if job is None:
+        abort(404, "no such assignment job")
+    return render_template("projects/assign_job.html", project=project, job=job)
 
 
 @bp.post("/<int:project_id>/assignments/<int:assignment_id>/budget")

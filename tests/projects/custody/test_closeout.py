@@ -204,6 +204,8 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
         # pseudonyms, record ids, pairs and decisions remain; so does the accountability
         project = db.session.get(Project, project_id)
         assert db.session.scalar(sa.select(sa.func.count(Record.id))) == 4
+        # nor do the values' lengths (the characters meter's stored counts)
+        assert db.session.scalar(sa.select(sa.func.max(Record.characters))) == 0
         assert db.session.scalar(sa.select(sa.func.count(Pair.id))) == 3
         assert [d.as_json() for d in project_disclosures(project)] == before
         assert record_disclosures(project, "A", "a1").as_json() == record_before

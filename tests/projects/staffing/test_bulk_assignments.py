@@ -1,16 +1,23 @@
 """Assignments written in bulk give what the per-pair path gave: the same pairs, positions and
-characters meter (its total counted per record by the database, not per pair in Python)."""
+characters meter (its total summed from each record's stored count, not per pair in Python),
+and the stored counts are what the database counts from the values (the path before them)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, Pair
-from app.projects.lifecycle import create_project
+from app.models import Assignment, AssignmentPair, Pair, Project, ProjectAttribute, Record, Source
+from app.projects.lifecycle import bulk, create_project
 from app.projects.staffing import assign_pairs, assign_workers
-from app.projects.staffing.characters import record_characters
+from app.projects.staffing.characters import (
+    count_record_characters,
+    lookup,
+    pair_characters,
+    record_characters,
+)
 from app.projects.staffing.workers import share
 from app.review.services import Context, pair_states
 from tests.factories import make_user
@@ -85,6 +92,73 @@ def test_record_characters_count_every_identifying_cell(app):
         assert sorted(chars.tolist()) == sorted([5 + 4 + 5 + 8 + 1, 5 + 4 + 0 + 8 + 1,
                                                        0 + 3 + 3 + 0 + 0, 6 + 4 + 2 + 8 + 1,
                                                        1 + 0 + 11 + 8 + 1])  # fmt: skip
+
+
+def test_stored_characters_are_what_the_database_counts_from_the_values(app):
+    with app.app_context():
+        project = _project(make_user("max", "manager"))
+        ids, chars = record_characters(project)
+        counted_ids, counted = count_record_characters(project)
+        assert ids.tolist() == counted_ids.tolist() and chars.tolist() == counted.tolist()
+
+
+ATTRIBUTES = [("name", "string"), ("sex", "category"), ("dob", "date"), ("note", None)]
+
+
+@pytest.mark.parametrize("writer", ["insert_records", "insert_columns"])
+def test_every_bulk_writer_stores_the_count(app, writer):
+    """Both ways records are stored (a project's spec or pair file, a CSV import) count the
+    identifying attributes only: a category 1, missing or absent 0, characters not bytes."""
+    with app.app_context():
+        owner = make_user("max", "manager")
+        project = Project(name="p", kind="dedupe", owner_id=owner.id)
+        project.attributes = [
+            ProjectAttribute(position=i, name=n, kind=k or "string", identifying=k is not None)
+            for i, (n, k) in enumerate(ATTRIBUTES)
+        ]
+        db.session.add(project)
+        db.session.flush()
+        source = Source(project_id=project.id, label="A", record_count=0)
+        db.session.add(source)
+        db.session.flush()
+        names = ["ñúñez", None, "ann", "jo😀"]
+        sexes = ["f", None, "male", "m"]
+        dobs = ["01021980", "12311999", None, "01011950"]
+        ids = [f"r{i}" for i in range(len(names))]
+        if writer == "insert_columns":
+            shown = {"name": names, "sex": sexes, "dob": dobs}
+            bulk.insert_columns(project.id, source.id, ids, shown, None)
+        else:
+            rows = [
+                {"name": n, "sex": s, "dob": d} for n, s, d in zip(names, sexes, dobs, strict=True)
+            ]
+            rows[2] = {"name": "ann", "sex": "male"}  # an absent key counts as missing
+            bulk.insert_records(project.id, source.id, ids, rows, None)
+        db.session.flush()
+        stored = db.session.scalars(select(Record.characters).order_by(Record.position)).all()
+        assert stored == [5 + 1 + 8, 0 + 0 + 8, 3 + 1 + 0, 3 + 1 + 8]
+        db.session.expire(project, ["attributes"])
+        some = record_characters(project)[1][:3].tolist()  # no emoji: SQLite's JSON may differ
+        assert some == count_record_characters(project)[1][:3].tolist() == stored[:3]
+
+
+def test_pair_characters_by_a_dense_table_or_a_search_agree():
+    ids = np.array([3, 5, 9, 4_000_000_000], dtype=np.int64)  # sparse: searched
+    values = np.array([1, 2, 3, 4], dtype=np.int64)
+    assert lookup(ids, values, np.array([9, 3, 4_000_000_000])).tolist() == [3, 1, 4]
+    assert lookup(ids[:3], values[:3], np.array([9, 3, 5, 5])).tolist() == [3, 1, 2, 2]
+    assert lookup(ids, values, np.array([], dtype=np.int64)).tolist() == []
+
+
+def test_pair_characters_of_a_few_pairs_or_all_agree(app):
+    with app.app_context():
+        project = _project(make_user("max", "manager"))
+        pairs = db.session.execute(select(Pair.record_a_id, Pair.record_b_id)).all()
+        a, b = (np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True))
+        ids, chars = count_record_characters(project)
+        expected = (chars[np.searchsorted(ids, a)] + chars[np.searchsorted(ids, b)]).tolist()
+        assert pair_characters(project, a, b).tolist() == expected  # every record read
+        assert pair_characters(project, a[:1], b[:1]).tolist() == expected[:1]  # by id
 
 
 def test_record_characters_of_some_records_are_those_of_all(app):
