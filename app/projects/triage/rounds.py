@@ -28,6 +28,7 @@ __all__ = [
     "RoundResult",
     "TriagePreview",
     "add_scored_round",
+    "by_record",
     "histogram_chart",
     "preview_scores",
     "record_round",
@@ -144,7 +145,8 @@ def add_scored_round(
     record = None
     if settings is not None:
         triaged = _triaged(scored, resolved, settings)
-        new.purpose, new.decision, new.order = triaged.purpose, triaged.decision, triaged.order
+        new.purpose, new.decision = triaged.purpose, triaged.decision
+        new.order = by_record(triaged.order, triaged.counts["review"], new.a, new.b)
         counts = dict(triaged.counts)
         strata = triaged.strata.as_dict() if triaged.strata else None
         record = {**settings.as_dict(), "strata": strata}
@@ -155,6 +157,15 @@ def add_scored_round(
     keep_datasets(project, resolved.datasets)
     origin = "pairs" if unscored else "scores"
     return record_round(project, number, origin, by, counts, record, filename)
+
+
+def by_record(order: np.ndarray, reviewed: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``order`` with its model-decided tail (after the ``reviewed`` first) sorted by record
+    ids: nobody reviews those pairs, so their order is free, and in record order every
+    insert into the pairs' unique index (project, a, b) lands next to the one before
+    instead of at a random page (a third of a bulk import's time on SQLite)."""
+    tail = order[reviewed:]
+    return np.concatenate([order[:reviewed], tail[np.lexsort((b[tail], a[tail]))]])
 
 
 def record_round(
