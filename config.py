@@ -12,6 +12,8 @@ ALL_PAIRS_MAX_RECORDS = 200
 MAX_CONTENT_LENGTH = 512 * 2**20
 # Imports of more rows than this run as a background job with a progress page.
 IMPORT_JOB_THRESHOLD = 50_000
+# The browser's import of more scored pairs than this runs as a job with a progress page.
+TRIAGE_JOB_THRESHOLD = 200_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
 # Session cookies only over HTTPS (the README's gunicorn command, behind TLS). `make run`

@@ -125,11 +125,13 @@ def add_scored_round(
     sources: Mapping[str, str] | None = None,
     filename: str | None = None,
     item: str = "row",
+    progress=None,
 ) -> RoundResult:
     """Add ``scored`` as the project's next round, triaged by ``settings`` (or all reviewed).
 
     Without ``settings`` every pair goes to review (purpose ``band`` when it has a score,
     ``blocking`` when it has none). Raises :class:`ScoredPairsError` (nothing written).
+    ``progress(written, total)`` follows the write of the pairs, chunk by chunk.
     """
     resolved = _resolve(project, scored, sources, item)
     rows = resolved.rows
@@ -153,7 +155,7 @@ def add_scored_round(
     else:
         counts = {"pairs": len(new), "review": len(new)}
     counts["present"] = resolved.present
-    insert_pairs(project.id, new, number, purpose.value)
+    insert_pairs(project.id, new, number, purpose.value, progress)
     keep_datasets(project, resolved.datasets)
     origin = "pairs" if unscored else "scores"
     return record_round(project, number, origin, by, counts, record, filename)

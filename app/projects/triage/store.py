@@ -62,12 +62,14 @@ def pair_keys(a: np.ndarray, b: np.ndarray, dedupe: bool) -> np.ndarray:
     return (a << 32) | b
 
 
-def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_purpose: str) -> int:
+def insert_pairs(
+    project_id: int, pairs: NewPairs, round_number: int, default_purpose: str, progress=None
+) -> int:
     """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_columns`, in chunks of
     :data:`CHUNK` so no more than a chunk of rows is held); flush; return the count.
 
     A score that is missing or infinite (a probability of exactly 0 or 1 given without its
-    weight) is stored as none."""
+    weight) is stored as none. ``progress(written, total)`` is called after each chunk."""
     db.session.flush()
     n = len(pairs)
     order = pairs.order if pairs.order is not None else np.arange(n)
@@ -87,6 +89,8 @@ def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_pu
                 "model_decision": _taken(pairs.decision, take, None),
             }
             write_columns(Pair, columns, len(take))
+            if progress is not None:
+                progress(start + len(take), len(order))
     return len(order)
 
 
