@@ -76,3 +76,22 @@ def test_settings_are_checked_before_a_job_is_queued(app, client, people):
     assert response.status_code == 400 and "must not be above" in response.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(select(func.count(Job.id))) == 0
+
+
+def test_progress_while_the_pairs_are_written_leaves_the_round_whole(
+    app, client, people, monkeypatch
+):
+    """Chunk by chunk progress (PostgreSQL: its own connection; SQLite: none) neither blocks
+    the job nor changes what it stores."""
+    from app.projects.triage import job, store
+
+    monkeypatch.setattr(store, "CHUNK", 2)
+    monkeypatch.setattr(job, "PROGRESS_SECONDS", -1.0)
+    in_request, by_job = _project(app, people), _project(app, people)
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    assert _import(client, in_request, CSV).status_code == 302
+    app.config["TRIAGE_JOB_THRESHOLD"] = 3
+    queued = _import(client, by_job, CSV)
+    assert "Status: done" in client.get(queued.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert _stored(by_job) == _stored(in_request)
