@@ -159,3 +159,20 @@ def test_a_second_round_skips_present_pairs_and_keeps_its_order(app, manager):
         ).all()
     assert again.counts["present"] > 0
     assert [tuple(r) for r in model] == sorted(tuple(r) for r in model)
+
+
+def test_a_value_for_every_row_is_stored_as_given(app):
+    """Shared values (SQLite: literals of the statement) keep quotes and NULLs."""
+    with app.app_context():
+        project = create_project(_spec(), make_user("max", "manager"))
+        db.session.flush()
+        ids = db.session.scalars(select(Record.id).order_by(Record.id)).all()
+        columns = {"project_id": project.id, "record_a_id": np.array(ids[:3]),
+                   "record_b_id": ids[N], "external_id": np.array(["x", "y", "z"], object),
+                   "rule": "it's; --", "block": None, "match_probability": 0.25,
+                   "purpose": "band", "round": np.int64(3)}  # fmt: skip
+        write_columns(Pair, columns, 3)
+        rows = db.session.execute(
+            select(Pair.record_b_id, Pair.rule, Pair.block, Pair.match_probability, Pair.round)
+        ).all()
+    assert [tuple(r) for r in rows] == [(ids[N], "it's; --", None, 0.25, 3)] * 3
