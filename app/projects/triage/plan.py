@@ -11,7 +11,7 @@ the manager's :class:`TriageSettings`, :func:`triage` says what happens to every
   the fallback of the final linkage until people decide it);
 - reviewed pairs come first, in order of uncertainty (``|w|`` ascending: closest to
   probability 0.5 first) or of the file, then the model's pairs in file order (the round
-  stores these by record id instead: ``rounds.by_record``).
+  stores these by decision and record id: ``rounds.by_record``).
 
 Why the sample is stratified over the whole range (and not drawn from the band): see
 ``docs/triage.md``. No database, no Flask: arrays in, arrays and plain values out.

@@ -99,5 +99,8 @@ def _taken(values, take: np.ndarray, default):
     if values is None:
         return default
     if isinstance(values, np.ndarray):
-        return values[take]
+        chunk = values[take]
+        if chunk.dtype == object and len(chunk) and (chunk == chunk[0]).all():
+            return chunk[0]  # one value for the chunk (the model's pairs): written once
+        return chunk
     return [values[i] for i in take.tolist()]
