@@ -177,8 +177,11 @@ def by_record(
     the one before instead of at a random page (most of a bulk import's time on SQLite at a
     million records), and a chunk of one decision writes it once, not per pair."""
     tail = order[reviewed:]
-    matched = decision[tail] == MATCH
-    return np.concatenate([order[:reviewed], tail[np.lexsort((b[tail], a[tail], matched))]])
+    # one int64 key per pair (record ids are 32-bit; were one not, only the order would
+    # suffer, never what is stored): a plain sort, ~5× a three-key lexsort
+    key = (a[tail].astype(np.int64) << 31) | b[tail].astype(np.int64)
+    key |= (decision[tail] == MATCH).astype(np.int64) << 62
+    return np.concatenate([order[:reviewed], tail[np.argsort(key)]])
 
 
 def record_round(
