@@ -59,9 +59,12 @@ class Pair(db.Model):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    # No index of its own: the unique constraint and the round/purpose index lead with it
-    # (one index fewer to update per pair of a bulk import).
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    # Its own index although the unique constraint and the round/purpose index lead with it:
+    # on SQLite an index on (project_id) ends with the rowid, so a project's pairs by id (the
+    # listing's keyset pages, the exports) are read in order instead of sorted whole.
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
     record_a_id: Mapped[int] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
     record_b_id: Mapped[int] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
     # The pair's id in its pair file (``PairID``); "" for pairs made by blocking or the API.
