@@ -14,6 +14,8 @@ MAX_CONTENT_LENGTH = 512 * 2**20
 IMPORT_JOB_THRESHOLD = 50_000
 # Assigning more pairs than this from the browser runs as a job with a progress page.
 ASSIGN_JOB_PAIRS = 100_000
+# The browser's import of more scored pairs than this runs as a job with a progress page.
+TRIAGE_JOB_THRESHOLD = 200_000
 # Staged uploads not imported within this many seconds are deleted on the next upload.
 UPLOAD_MAX_AGE_SECONDS = 24 * 3600
 # Session cookies only over HTTPS (the README's gunicorn command, behind TLS). `make run`

@@ -6,10 +6,13 @@ refused row's values stay out of every error (as SQLAlchemy's ``hide_parameters`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
+from itertools import repeat
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
@@ -17,8 +20,14 @@ from sqlalchemy.exc import DBAPIError
 from app.extensions import db
 
 __all__ = [
-    "BULK_CACHE_KIB", "big_cache", "int_table", "write_int_rows", "write_numbered", "write_rows",
-]  # fmt: skip
+    "BULK_CACHE_KIB",
+    "big_cache",
+    "int_table",
+    "write_columns",
+    "write_int_rows",
+    "write_numbered",
+    "write_rows",
+]
 
 #: SQLite's page cache during a bulk write (KiB, as ``PRAGMA cache_size`` takes a negative
 #: value): the default 2 MB makes every insert into a big index of random keys (a project's
@@ -92,6 +101,89 @@ def write_numbered(model, columns: tuple[str, str, str], key: int, values, start
         positions = np.arange(start, start + len(values), dtype=np.int64)
         keys = np.full(len(values), key, dtype=np.int64)
         write_int_rows(model, columns, np.column_stack([keys, values, positions]))
+
+
+def write_columns(model, columns: Mapping[str, object], n: int) -> None:
+    """Insert ``n`` rows given column by column, as :func:`write_rows` does.
+
+    A column is a numpy array (floats: NaN and ±inf are stored as NULL), a list or object
+    array (``None`` is NULL), or one plain value for every row. No per-value Python call:
+    SQLite's tuples are zipped from ``tolist()`` columns (a value for every row is a literal
+    of the statement, not a parameter); PostgreSQL's ``COPY`` text is made by Arrow's kernels
+    (floats in their shortest round-trip form) and sent in one piece.
+    """
+    if not n:
+        return
+    connection = _connection_of(model)
+    names = tuple(columns)
+    if connection.dialect.name == "postgresql":
+        text = _copy_text([columns[c] for c in names], n)
+        _copy(connection, model, names, lambda copy: copy.write(text))
+        return
+    fixed = {c: _literal(v) for c, v in columns.items() if _literal(v) is not None}
+    varying = tuple(c for c in names if c not in fixed)
+    rows = list(zip(*(_python(columns[c]) for c in varying), strict=False)) if varying else []
+    rows = rows or [()] * n  # every column a literal: n rows of no parameter
+    marks = ", ".join(fixed.get(c, "?") for c in names)
+    quoted = ", ".join(f'"{c}"' for c in names)
+    sql = f"INSERT INTO {model.__table__.name} ({quoted}) VALUES ({marks})"
+    connection.exec_driver_sql(sql, rows)
+
+
+def _literal(value) -> str | None:
+    """SQLite's literal of a value shared by every row (an int, ``None``, a string), else
+    ``None``: fewer parameters to bind per row (~15 % of a million-row insert)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return None
+
+
+def _python(column):
+    """A column as something to zip: a list of Python values, or one value repeated."""
+    if isinstance(column, np.ndarray):
+        if column.dtype.kind == "f":
+            return np.where(np.isfinite(column), column, None).tolist()
+        return column.tolist()
+    if isinstance(column, list | tuple):
+        return column
+    return repeat(column)
+
+
+def _copy_text(columns: list, n: int) -> memoryview:
+    """The ``COPY … FROM STDIN`` text format of ``n`` rows: tab-separated, ``\\N`` for NULL."""
+    texts = [_copy_strings(column, n) for column in columns]
+    texts[-1] = pc.binary_join_element_wise(texts[-1], "\n", "")
+    rows = pc.binary_join_element_wise(*texts, "\t")
+    if isinstance(rows, pa.ChunkedArray):
+        rows = rows.combine_chunks()
+    rows = rows.cast(pa.large_string())  # 64-bit offsets: a chunk may pass 2 GiB of text
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset : rows.offset + n + 1]
+    return memoryview(rows.buffers()[2])[offsets[0] : offsets[-1]]
+
+
+def _copy_strings(column, n: int) -> pa.Array | pa.Scalar:
+    """One column as ``COPY`` text fields (escaped; ``\\N`` for NULL); a value for every
+    row stays one scalar, which the joining kernel broadcasts."""
+    if isinstance(column, np.ndarray) and column.dtype.kind in "iub":
+        return pc.cast(pa.array(column.astype(np.int64)), pa.string())
+    if isinstance(column, np.ndarray) and column.dtype.kind == "f":
+        values = pa.array(column, mask=~np.isfinite(column))
+        return pc.fill_null(pc.cast(values, pa.string()), "\\N")
+    if not isinstance(column, np.ndarray | list | tuple):
+        return pa.scalar("\\N" if column is None else _escape(pa.array([str(column)]))[0].as_py())
+    values = pa.array(column, pa.string()) if len(column) else pa.array([], pa.string())
+    return pc.fill_null(_escape(values), "\\N")
+
+
+def _escape(values: pa.Array) -> pa.Array:
+    """Backslash, tab, newline and carriage return escaped as ``COPY`` text wants them."""
+    for char, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
+        values = pc.replace_substring(values, char, escaped)
+    return values
 
 
 def _connection_of(model) -> Connection:

@@ -59,6 +59,9 @@ class Pair(db.Model):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    # Its own index although the unique constraint and the round/purpose index lead with it:
+    # on SQLite an index on (project_id) ends with the rowid, so a project's pairs by id (the
+    # listing's keyset pages, the exports) are read in order instead of sorted whole.
     project_id: Mapped[int] = mapped_column(
         ForeignKey("projects.id", ondelete="CASCADE"), index=True
     )

@@ -10,7 +10,8 @@ the manager's :class:`TriageSettings`, :func:`triage` says what happens to every
   wherever its pairs fall (a drawn pair outside the band keeps the model's decision only as
   the fallback of the final linkage until people decide it);
 - reviewed pairs come first, in order of uncertainty (``|w|`` ascending: closest to
-  probability 0.5 first) or of the file, then the model's pairs in file order.
+  probability 0.5 first) or of the file, then the model's pairs in file order (the round
+  stores these by decision and record id: ``rounds.by_record``).
 
 Why the sample is stratified over the whole range (and not drawn from the band): see
 ``docs/triage.md``. No database, no Flask: arrays in, arrays and plain values out.

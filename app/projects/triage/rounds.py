@@ -20,7 +20,13 @@ from app import charts
 from app.extensions import db
 from app.models import Project, Purpose, Round, User
 from app.projects.reading.predictions import ScoredPairs
-from app.projects.triage.plan import Triaged, TriageSettings, side_histogram, triage
+from app.projects.triage.plan import (
+    MATCH,
+    Triaged,
+    TriageSettings,
+    side_histogram,
+    triage,
+)
 from app.projects.triage.scored import Resolved, ScoredPairsError, keep_datasets, resolve_pairs
 from app.projects.triage.store import NewPairs, insert_pairs, next_round
 
@@ -28,6 +34,7 @@ __all__ = [
     "RoundResult",
     "TriagePreview",
     "add_scored_round",
+    "by_record",
     "histogram_chart",
     "preview_scores",
     "record_round",
@@ -124,11 +131,13 @@ def add_scored_round(
     sources: Mapping[str, str] | None = None,
     filename: str | None = None,
     item: str = "row",
+    progress=None,
 ) -> RoundResult:
     """Add ``scored`` as the project's next round, triaged by ``settings`` (or all reviewed).
 
     Without ``settings`` every pair goes to review (purpose ``band`` when it has a score,
     ``blocking`` when it has none). Raises :class:`ScoredPairsError` (nothing written).
+    ``progress(written, total)`` follows the write of the pairs, chunk by chunk.
     """
     resolved = _resolve(project, scored, sources, item)
     rows = resolved.rows
@@ -144,17 +153,35 @@ def add_scored_round(
     record = None
     if settings is not None:
         triaged = _triaged(scored, resolved, settings)
-        new.purpose, new.decision, new.order = triaged.purpose, triaged.decision, triaged.order
+        new.purpose, new.decision = triaged.purpose, triaged.decision
+        reviewed = triaged.counts["review"]
+        new.order = by_record(triaged.order, reviewed, new.a, new.b, triaged.decision)
         counts = dict(triaged.counts)
         strata = triaged.strata.as_dict() if triaged.strata else None
         record = {**settings.as_dict(), "strata": strata}
     else:
         counts = {"pairs": len(new), "review": len(new)}
     counts["present"] = resolved.present
-    insert_pairs(project.id, new, number, purpose.value)
+    insert_pairs(project.id, new, number, purpose.value, progress)
     keep_datasets(project, resolved.datasets)
     origin = "pairs" if unscored else "scores"
     return record_round(project, number, origin, by, counts, record, filename)
+
+
+def by_record(
+    order: np.ndarray, reviewed: int, a: np.ndarray, b: np.ndarray, decision: np.ndarray
+) -> np.ndarray:
+    """``order`` with its model-decided tail (after the ``reviewed`` first) sorted by the
+    model's decision, then record ids: nobody reviews those pairs, so their order is free.
+    In record order every insert into the pairs' unique index (project, a, b) lands next to
+    the one before instead of at a random page (most of a bulk import's time on SQLite at a
+    million records), and a chunk of one decision writes it once, not per pair."""
+    tail = order[reviewed:]
+    # one int64 key per pair (record ids are 32-bit; were one not, only the order would
+    # suffer, never what is stored): a plain sort, ~5× a three-key lexsort
+    key = (a[tail].astype(np.int64) << 31) | b[tail].astype(np.int64)
+    key |= (decision[tail] == MATCH).astype(np.int64) << 62
+    return np.concatenate([order[:reviewed], tail[np.argsort(key)]])
 
 
 def record_round(

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 
 from app.extensions import db
 from app.models import Project, ProjectKind, Record, Source
@@ -61,19 +61,29 @@ def read_scores(source) -> ScoredPairs:
 
 
 def _ids(source: Source) -> tuple[pa.Array, np.ndarray]:
-    """The source's record ids as uploaded (an Arrow string array) and ours, aligned."""
-    rows = db.session.execute(
-        select(Record.external_id, Record.id).where(Record.source_id == source.id)
-    ).all()
-    return pa.array([r[0] for r in rows], pa.string()), np.array([r[1] for r in rows], np.int64)
+    """The source's record ids as uploaded (an Arrow string array) and ours, aligned: the
+    driver's tuples straight into Arrow and numpy, no ORM row per record."""
+    query = select(Record.external_id, Record.id).where(Record.source_id == source.id)
+    result = db.session.connection(bind_arguments={"mapper": inspect(Record)}).execute(query)
+    try:
+        rows = result.cursor.fetchall()
+    finally:
+        result.close()
+    if not rows:
+        return pa.array([], pa.string()), np.zeros(0, dtype=np.int64)
+    external, ours = zip(*rows, strict=True)
+    return pa.array(external, pa.string()), np.array(ours, dtype=np.int64)
 
 
-def _lookup(values: Sequence[str], table: tuple[pa.Array, np.ndarray]) -> np.ndarray:
-    """Our record id of each external id in ``values`` (-1 when the source has none)."""
+def _lookup(values, table: tuple[pa.Array, np.ndarray]) -> np.ndarray:
+    """Our record id of each external id in ``values`` (strings or an Arrow string array;
+    -1 when the source has none)."""
     external, ours = table
     if not len(values):
         return np.zeros(0, dtype=np.int64)
-    found = pc.index_in(pa.array(values, pa.string()), value_set=external)
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, pa.string())
+    found = pc.index_in(values, value_set=external)
     where = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     return np.where(where >= 0, ours[np.maximum(where, 0)] if len(ours) else -1, -1)
 
@@ -168,10 +178,11 @@ def resolve_pairs(
     if not dedupe:
         flag(left == right, "both records are from the same source")
     x, y = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    id_l, id_r = pa.array(id_l, pa.string()), pa.array(id_r, pa.string())
     for k, label in enumerate(labels):
         on_left, on_right = np.flatnonzero(left == k), np.flatnonzero(right == k)
-        x[on_left] = _lookup([id_l[i] for i in on_left], ids[label])
-        y[on_right] = _lookup([id_r[i] for i in on_right], ids[label])
+        x[on_left] = _lookup(id_l.take(on_left), ids[label])
+        y[on_right] = _lookup(id_r.take(on_right), ids[label])
     flag(x < 0, "unknown record id", columns[0])
     flag((y < 0) & (x >= 0), "unknown record id", columns[1])
     flag((x == y) & (x >= 0), "a record cannot be paired with itself")

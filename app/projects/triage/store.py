@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import func, select
 
-from app.bulk import big_cache, write_rows
+from app.bulk import big_cache, int_table, write_columns
 from app.extensions import db
 from app.models import Pair, Project, Round
 
 __all__ = ["CHUNK", "NewPairs", "existing_keys", "insert_pairs", "next_round"]
 
-CHUNK = 10_000
+CHUNK = 50_000
 
 
 @dataclass
@@ -48,12 +47,10 @@ def next_round(project: Project) -> int:
 
 def existing_keys(project_id: int, dedupe: bool) -> np.ndarray:
     """The project's pairs as sorted int64 keys ``a·2^32 + b`` (``min, max`` when deduping)."""
-    rows = db.session.execute(
-        select(Pair.record_a_id, Pair.record_b_id).where(Pair.project_id == project_id)
-    ).all()
-    if not rows:
+    query = select(Pair.record_a_id, Pair.record_b_id).where(Pair.project_id == project_id)
+    pairs = int_table(query, 2)
+    if not len(pairs):
         return np.zeros(0, dtype=np.int64)
-    pairs = np.asarray(rows, dtype=np.int64)
     return np.unique(pair_keys(pairs[:, 0], pairs[:, 1], dedupe))
 
 
@@ -65,45 +62,45 @@ def pair_keys(a: np.ndarray, b: np.ndarray, dedupe: bool) -> np.ndarray:
     return (a << 32) | b
 
 
-def _float(value: float) -> float | None:
-    """A score as stored: none for a missing one, and for an infinite weight (a probability
-    of exactly 0 or 1 given without its weight)."""
-    return value if math.isfinite(value) else None
+def insert_pairs(
+    project_id: int, pairs: NewPairs, round_number: int, default_purpose: str, progress=None
+) -> int:
+    """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_columns`, in chunks of
+    :data:`CHUNK` so no more than a chunk of rows is held); flush; return the count.
 
-
-_COLUMNS = (
-    "project_id", "record_a_id", "record_b_id", "external_id", "rule", "match_probability",
-    "match_weight", "purpose", "round", "model_decision",
-)  # fmt: skip
-
-
-def insert_pairs(project_id: int, pairs: NewPairs, round_number: int, default_purpose: str) -> int:
-    """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_rows`, in chunks of
-    :data:`CHUNK` so no more than a chunk of row tuples is held); flush; return the count."""
+    A score that is missing or infinite (a probability of exactly 0 or 1 given without its
+    weight) is stored as none. ``progress(written, total)`` is called after each chunk."""
     db.session.flush()
     n = len(pairs)
     order = pairs.order if pairs.order is not None else np.arange(n)
-    rule = pairs.rule if pairs.rule is not None else [None] * n
-    purpose = pairs.purpose if pairs.purpose is not None else [default_purpose] * n
-    decision = pairs.decision if pairs.decision is not None else [None] * n
     with big_cache():
-        _write(project_id, pairs, round_number, order, rule, purpose, decision)
+        for start in range(0, len(order), CHUNK):
+            take = order[start : start + CHUNK]
+            columns = {
+                "project_id": project_id,
+                "record_a_id": pairs.a[take],
+                "record_b_id": pairs.b[take],
+                "external_id": "",
+                "rule": _taken(pairs.rule, take, None),
+                "match_probability": pairs.probability[take],
+                "match_weight": pairs.weight[take],
+                "purpose": _taken(pairs.purpose, take, default_purpose),
+                "round": round_number,
+                "model_decision": _taken(pairs.decision, take, None),
+            }
+            write_columns(Pair, columns, len(take))
+            if progress is not None:
+                progress(start + len(take), len(order))
     return len(order)
 
 
-def _write(project_id, pairs, round_number, order, rule, purpose, decision) -> None:
-    for start in range(0, len(order), CHUNK):
-        take = order[start : start + CHUNK]
-        columns = zip(
-            pairs.a[take].tolist(), pairs.b[take].tolist(),
-            [rule[i] for i in take.tolist()],
-            map(_float, pairs.probability[take].tolist()),
-            map(_float, pairs.weight[take].tolist()),
-            [purpose[i] for i in take.tolist()],
-            [decision[i] for i in take.tolist()],
-            strict=True,
-        )  # fmt: skip
-        rows = [
-            (project_id, a, b, "", r, p, w, u, round_number, d) for a, b, r, p, w, u, d in columns
-        ]
-        write_rows(Pair, _COLUMNS, rows)
+def _taken(values, take: np.ndarray, default):
+    """The chunk's entries of a per-pair column (``default`` for every pair when ``None``)."""
+    if values is None:
+        return default
+    if isinstance(values, np.ndarray):
+        chunk = values[take]
+        if chunk.dtype == object and len(chunk) and (chunk == chunk[0]).all():
+            return chunk[0]  # one value for the chunk (the model's pairs): written once
+        return chunk
+    return [values[i] for i in take.tolist()]

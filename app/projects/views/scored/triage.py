@@ -6,6 +6,8 @@ band, how many are drawn for calibration, and the score's histogram) → change 
 and preview again without uploading again → "Import round N". The file waits between the
 steps as a staged upload of its own (``importing.uploads.stage_one``); nothing is written
 before the commit. Rounds added here after assignments leave every assignment as it was.
+A file of more than ``TRIAGE_JOB_THRESHOLD`` pairs is imported by a job
+(``app.projects.triage.job``) whose page shows its progress; smaller ones in the request.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from werkzeug.datastructures import FileStorage
 from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
+from app.models import Job
 from app.projects.importing.uploads import UploadError, discard, load, stage_one
 from app.projects.reading.predictions import PredictionsError
 from app.projects.scoring.service import current_model
@@ -30,6 +33,8 @@ from app.projects.triage import (
     preview_scores,
     read_scores,
 )
+from app.projects.triage.job import KIND as JOB_KIND
+from app.projects.triage.job import needs_job, submit_round
 from app.projects.triage.store import next_round
 from app.projects.views.access import changeable_project
 from app.projects.views.blueprint import bp
@@ -98,6 +103,8 @@ def triage(project_id: int):
     staged = None
     try:
         staged = _staged(project)
+        if request.form.get("action") == "commit" and needs_job(staged.path(LABEL)):
+            return _submit(project, staged, form)
         scored, settings, sources = _preview(project, staged, form)
         if request.form.get("action") == "commit":
             name = staged.meta["filenames"].get(LABEL)
@@ -121,6 +128,27 @@ def triage(project_id: int):
         token = staged.token if staged is not None and staged.directory.is_dir() else None
         return _page(project, form, token=token, problems=problems, status=400)
     return _page(project, form, preview, staged.token)
+
+
+def _submit(project, staged, form):
+    """Queue a large file's import as a job (settings checked first) and show its progress."""
+    settings = TriageSettings.parse(form)
+    sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
+    name = staged.meta["filenames"].get(LABEL)
+    job_id = submit_round(project, staged.token, settings, sources or None, name, current_user)
+    return redirect(url_for("projects.triage_job", project_id=project.id, job_id=job_id))
+
+
+@bp.get("/<int:project_id>/triage/jobs/<int:job_id>")
+@roles_required("manager")
+def triage_job(project_id: int, job_id: int):
+    """A large import's progress, then its round's counts or the file's problems."""
+    project = changeable_project(project_id)
+    job = db.session.get(Job, job_id)
+    mine = job is not None and job.kind == JOB_KIND and job.created_by == current_user.id
+    if not mine or (job.result or {}).get("project_id", project.id) != project.id:
+        abort(404, "no such import of yours")
+    return render_template("projects/triage_job.html", project=project, job=job)
 
 
 @bp.route("/<int:project_id>/triage/histogram.csv")
