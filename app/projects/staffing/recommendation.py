@@ -112,7 +112,11 @@ def _exact(value: Fraction) -> dict:
 
 def nearest_rank(values: Sequence[Fraction], q: float) -> Fraction:
     """The nearest-rank ``q``-quantile: the ⌈q·n⌉-th smallest value (the smallest for q=0)."""
-    ordered = sorted(values)
+    return _ranked(sorted(values), q)
+
+
+def _ranked(ordered: Sequence[Fraction], q: float) -> Fraction:
+    """:func:`nearest_rank` of values already sorted (sorting fractions is the cost)."""
     if not ordered:
         raise ValueError("no values")
     return ordered[max(math.ceil(q * len(ordered)), 1) - 1]
@@ -189,8 +193,8 @@ def exact_recommendation(project: Project, pair_ids: list[int]) -> Recommendatio
     score = kapr_score(assessments, project.kappa, 2 * len(pairs), n_attributes)
     one = Fraction(project.kappa, 2 * n_attributes)
     per_pair = [(p.id, one * a.value) for p, a in zip(pairs, assessments, strict=True)]
-    values = [v for _, v in per_pair]
-    quantiles = {q: nearest_rank(values, q) for q in QUANTILES}
+    ordered = sorted(v for _, v in per_pair)
+    quantiles = {q: _ranked(ordered, q) for q in QUANTILES}
     return Recommendation(len(pairs), score.value, score.within_bound, per_pair, quantiles)
 
 

@@ -1,7 +1,12 @@
 """The grid's state: displayed pairs' disclosure, the project's attributes, sources' indexes."""
 
 from app.review.grid.frequencies import page_frequencies, uploaded_counts
-from app.review.grid.indexes import source_index, source_indexes
+from app.review.grid.indexes import (
+    drop_stored_indexes,
+    source_index,
+    source_indexes,
+    store_indexes,
+)
 from app.review.grid.scope import Schema, project_schema
 from app.review.grid.state import SIDE_NAMES, Attribute, PairState, name_attributes
 
@@ -10,10 +15,12 @@ __all__ = [
     "Attribute",
     "PairState",
     "Schema",
+    "drop_stored_indexes",
     "name_attributes",
     "page_frequencies",
     "project_schema",
     "source_index",
     "source_indexes",
+    "store_indexes",
     "uploaded_counts",
 ]
