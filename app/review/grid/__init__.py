@@ -3,6 +3,7 @@
 from app.review.grid.frequencies import page_frequencies, uploaded_counts
 from app.review.grid.indexes import (
     drop_stored_indexes,
+    records_not_in_memory,
     source_index,
     source_indexes,
     store_indexes,
@@ -19,6 +20,7 @@ __all__ = [
     "name_attributes",
     "page_frequencies",
     "project_schema",
+    "records_not_in_memory",
     "source_index",
     "source_indexes",
     "store_indexes",

@@ -45,6 +45,21 @@ def source_indexes(project_id: int, records_version: int, sources, attributes) -
     return left, index_for(project_id, records_version, sources[1], attributes)
 
 
+def records_not_in_memory(project: Project) -> int:
+    """How many of ``project``'s records have no index in this process yet (a first pricing
+    loads or builds it: about a second per 500,000 records loaded)."""
+    rows = db.session.execute(
+        select(Source.id, Source.record_count).where(Source.project_id == project.id)
+    ).all()
+    cache = _cache()
+    with _lock:
+        return sum(
+            n
+            for source_id, n in rows
+            if (project.id, source_id, project.records_version) not in cache
+        )
+
+
 def index_for(
     project_id: int, records_version: int, source_id: int, attributes: Sequence
 ) -> AnonymityIndex:
