@@ -94,8 +94,10 @@ def stored_index(source_id: int, records_version: int) -> AnonymityIndex | None:
 
 
 def store_indexes(project: Project) -> None:
-    """Build and store the index of each of ``project``'s sources (its records just written);
-    the process keeps them too. Flushes."""
+    """Build and store the index of each of ``project``'s sources (its records just written).
+
+    Not kept in memory: the import may still roll back, and another project could then get
+    the same ids (the stored rows go with the transaction). Flushes."""
     db.session.flush()
     drop_stored_indexes(project.id)
     attributes = project.identifying
@@ -112,11 +114,6 @@ def store_indexes(project: Project) -> None:
                 data=index.dump(),
             )
         )
-        key = (project.id, source_id, project.records_version)
-        with _lock:
-            _cache()[key] = index
-            while len(_cache()) > MAX_CACHED:
-                _cache().popitem(last=False)
     db.session.flush()
 
 

@@ -151,10 +151,10 @@ def test_the_stored_index_prices_every_pair_as_the_index_built_from_the_records(
 
     with app.app_context():
         project = paper_project(make_user("max", "manager"), evidence_model=model)
-        app.extensions["mindfirl_indexes"].clear()
+        app.extensions.pop("mindfirl_indexes", None)
         with mock.patch.object(indexes, "build_index", side_effect=AssertionError("built")):
             loaded = budget_recommendation(project)
-        app.extensions["mindfirl_indexes"].clear()
+        app.extensions.pop("mindfirl_indexes", None)
         db.session.execute(sa.delete(SourceIndex))
         built = budget_recommendation(project)
     assert loaded.per_pair == built.per_pair and loaded.kapr == built.kapr

@@ -114,8 +114,10 @@ def test_the_assignment_form_links_to_a_long_recommendation(app, client, long):
 def test_an_index_not_in_memory_counts_as_long(app):
     with app.app_context():
         project = paper_project(make_user("max", "manager"))
-        assert not runs_as_job(project)  # 6 pairs, the index kept by the import
+        assert not runs_as_job(project)  # 6 pairs, 4 records
         app.config["RECOMMENDATION_INLINE_RECORDS"] = 3
+        assert runs_as_job(project)  # the index is stored, not loaded yet
+        budget_recommendation(project)
         assert not runs_as_job(project)
-        app.extensions["mindfirl_indexes"].clear()
+        app.extensions.pop("mindfirl_indexes", None)
         assert runs_as_job(project)  # 4 records to load
