@@ -19,7 +19,7 @@ from app.models.project import (
     ProjectState,
     Source,
 )
-from app.models.record import Record, VaultRecord
+from app.models.record import Record, SourceIndex, VaultRecord
 from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy
 from app.models.round import Round
 from app.models.scoring import ScoringModel
@@ -57,6 +57,7 @@ __all__ = [
     "Round",
     "ScoringModel",
     "Source",
+    "SourceIndex",
     "User",
     "VaultRecord",
     "current_answer_ids",

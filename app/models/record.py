@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -44,6 +44,27 @@ class Record(db.Model):
     characters: Mapped[int] = mapped_column(default=0, server_default="0")
 
     source = relationship("Source")
+
+
+class SourceIndex(db.Model):
+    """One source's anonymity-set index as built from its records (``AnonymityIndex.dump``).
+
+    Written when the records are imported, so that the first pricing in a process loads it
+    instead of normalising and ranking every record's values again. It holds the normalised
+    identifying values, like ``records.values``: deleted with the source, and by close-out.
+    ``records_version`` is the project's when it was built; another version is never read.
+    """
+
+    __tablename__ = "source_indexes"
+
+    source_id: Mapped[int] = mapped_column(
+        ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
+    )
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    records_version: Mapped[int]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class VaultRecord(db.Model):

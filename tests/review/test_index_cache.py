@@ -1,5 +1,7 @@
 """The anonymity-set index is built once per source and rebuilt when records change."""
 
+from unittest import mock
+
 import sqlalchemy as sa
 
 from app.extensions import db
@@ -28,3 +30,39 @@ def test_index_is_cached_per_source_and_invalidated_by_a_new_records_version(app
 
         assert rebuilt.count({"name": Evidence.full("Maya")}) == 1
         assert first.count({"name": Evidence.full("Maya")}) == 0
+
+
+def test_the_import_stores_each_source_index_and_a_process_without_it_loads_it(app):
+    from app.core.kapr import Evidence
+    from app.models import SourceIndex
+    from app.review.grid import indexes
+
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        (stored,) = db.session.scalars(sa.select(SourceIndex)).all()
+        assert stored.project_id == project.id and stored.records_version == 1
+        source_id = stored.source_id
+        app.extensions.pop("mindfirl_indexes", None)  # another process: nothing in memory
+        with mock.patch.object(indexes, "build_index", side_effect=AssertionError("built")):
+            loaded = source_index(project, source_id)
+        built = indexes.build_index(project.identifying, source_id)
+        for row in ({}, {"name": Evidence.partial("Mary", [3])}, {"dob": Evidence.full("x")}):
+            assert loaded.candidates(row).tolist() == built.candidates(row).tolist()
+
+        # a stored index of other records is never read: the index is built again
+        project.records_version += 1
+        db.session.commit()
+        with mock.patch.object(indexes, "build_index", wraps=indexes.build_index) as build:
+            source_index(project, source_id)
+        assert build.call_count == 1
+
+
+def test_deleting_a_project_deletes_its_stored_indexes(app):
+    from app.models import SourceIndex
+    from app.projects.lifecycle import delete_project
+
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        delete_project(project)
+        db.session.commit()
+        assert db.session.scalar(sa.select(sa.func.count(SourceIndex.source_id))) == 0

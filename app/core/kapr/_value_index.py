@@ -34,11 +34,39 @@ class ValueIndex:
         uniques, to_slot = np.unique(normal, return_inverse=True)
         if uniques[0] != "":
             uniques, to_slot = np.concatenate(([""], uniques)), to_slot + 1
+        self._index(uniques, to_slot.astype(np.int32)[first] if len(raw) else EMPTY)
+
+    #: What :meth:`saved` gives and :meth:`restore` takes: the rest is derived in linear time.
+    SAVED = (
+        "uniques", "slots", "order", "char_slots", "char_sorted", "char_rank", "len_slots",
+        "len_sorted",
+    )  # fmt: skip
+
+    def saved(self) -> dict[str, np.ndarray]:
+        """The arrays :meth:`restore` rebuilds this index from without ranking or sorting."""
+        runs = {"char_sorted": _unrun(self.char_keys), "len_sorted": _unrun(self.len_keys)}
+        return {name: runs[name] if name in runs else getattr(self, name) for name in self.SAVED}
+
+    @classmethod
+    def restore(cls, kind: AttributeType, arrays) -> ValueIndex:
+        """The index whose :meth:`saved` arrays are ``arrays`` (a mapping of them)."""
+        index = cls.__new__(cls)
+        index.kind = kind
+        index._index(arrays["uniques"], arrays["slots"].astype(np.int32, copy=False), arrays)
+        return index
+
+    def _index(self, uniques: np.ndarray, slots: np.ndarray, saved=None) -> None:
+        """Derive the counts, posting lists and character keys from the ranked values
+        (sorted ones taken from ``saved`` when given: :meth:`restore`)."""
+        kind = self.kind
         self.uniques = uniques
-        self.slots = to_slot.astype(np.int32)[first] if len(raw) else EMPTY
+        self.slots = slots
         self.counts = np.bincount(self.slots, minlength=len(self.uniques))
         self.offsets = np.concatenate(([0], np.cumsum(self.counts)))
-        self.order = np.argsort(self.slots, kind="stable").astype(np.int32)
+        if saved is None:
+            self.order = np.argsort(self.slots, kind="stable").astype(np.int32)
+        else:
+            self.order = saved["order"].astype(np.int32, copy=False)
         width = self.uniques.dtype.itemsize // 4
         self.chars = self.uniques.view(np.uint32).reshape(len(self.uniques), width)
         self.width = width
@@ -47,8 +75,17 @@ class ValueIndex:
         self.char_rank, self.alphabet = EMPTY, 1
         self.len_keys: dict[int, tuple[int, int]] = {}
         self.len_slots = EMPTY
-        if kind is not AttributeType.CATEGORY:
+        if kind is AttributeType.CATEGORY:
+            return
+        if saved is None:
             self._build_char_postings()
+            return
+        self.char_slots = saved["char_slots"].astype(np.int32, copy=False)
+        self.char_rank = saved["char_rank"].astype(np.int32, copy=False)
+        self.alphabet = max(int(np.count_nonzero(self.char_rank >= 0)), 1)
+        self.char_keys = _postings(saved["char_sorted"])
+        self.len_slots = saved["len_slots"].astype(np.int32, copy=False)
+        self.len_keys = _postings(saved["len_sorted"])
 
     def _build_char_postings(self) -> None:
         lens = np.char.str_len(self.uniques).astype(np.int64)
@@ -160,3 +197,12 @@ def _postings(sorted_keys: np.ndarray) -> dict[int, tuple[int, int]]:
     stops = np.append(starts[1:], len(sorted_keys))
     keys = sorted_keys[starts]
     return dict(zip(keys.tolist(), zip(starts.tolist(), stops.tolist(), strict=True), strict=True))
+
+
+def _unrun(postings: dict[int, tuple[int, int]]) -> np.ndarray:
+    """The sorted keys :func:`_postings` was given (each key repeated over its run)."""
+    if not postings:
+        return np.zeros(0, dtype=np.int64)
+    keys = np.fromiter(postings, np.int64, len(postings))
+    spans = np.array(list(postings.values()), dtype=np.int64)
+    return np.repeat(keys, spans[:, 1] - spans[:, 0])

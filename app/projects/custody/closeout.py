@@ -40,6 +40,7 @@ from app.models.base import utcnow
 from app.projects.exports import KINDS, ExportRefused, export_csv, export_filename
 from app.projects.importing.uploads import discard_project_uploads
 from app.projects.progress.finals import final_columns
+from app.review.grid import drop_stored_indexes
 
 __all__ = [
     "SUMS",
@@ -192,6 +193,7 @@ def _destroy(project: Project) -> dict[str, int]:
     records = db.session.execute(
         update(Record).where(Record.project_id == pid).values(values={}, characters=0)
     ).rowcount
+    drop_stored_indexes(pid)  # they hold the normalised identifying values too
     vault = db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == pid)).rowcount
     names = db.session.execute(
         delete(NameFrequency).where(NameFrequency.project_id == pid)

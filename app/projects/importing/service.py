@@ -47,6 +47,7 @@ from app.projects.reading.records import (
     ColumnMapping,
     stream_batches,
 )
+from app.review.grid import store_indexes
 
 __all__ = [
     "Checked",
@@ -228,6 +229,7 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
 
 def finish_import(project: Project) -> None:
     """Make the complete project visible; flush."""
+    store_indexes(project)
     project.state = ProjectState.READY.value
     project.import_owner = project.import_token = project.import_job_id = None
     db.session.flush()

@@ -39,6 +39,7 @@ from app.projects.triage import (
     add_scored_round,
     pairs_from_items,
 )
+from app.review.grid import store_indexes
 
 CHUNK = 5_000
 
@@ -180,6 +181,7 @@ def create_project_checked(spec: Mapping, owner: User) -> tuple[Project, Prepare
         ids[label] = _insert_records(
             project.id, source.id, rows, attributes, with_ids=given is None
         )
+    store_indexes(project)
     if given is None:
         if spec.get("triage") is not None:
             raise ProjectSpecError(["'triage' needs scored 'pairs'"])

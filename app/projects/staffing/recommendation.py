@@ -64,6 +64,8 @@ SEED = 0
 #: page load (each pair is aligned and priced: about a millisecond a pair).
 FORM_PAIRS_LIMIT = 5000
 CHUNK = 10_000
+#: Pairs priced between two progress reports.
+STEP = 100
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,21 @@ class Recommendation:
             "per_pair": [{"pair": p, **_exact(v)} for p, v in self.per_pair],
         }
 
+    @classmethod
+    def from_dict(cls, body: dict) -> Recommendation:
+        """The recommendation :meth:`as_dict` gave (exact: every value is read back from its
+        fraction)."""
+        sampled = body.get("sampled", False)
+        return cls(
+            pairs=body["pairs"],
+            kapr=Fraction(body["kapr"]["exact"]),
+            within_bound=body["within_bound"],
+            per_pair=[(p["pair"], Fraction(p["exact"])) for p in body["per_pair"]],
+            quantiles={float(q): Fraction(v["exact"]) for q, v in body["quantiles"].items()},
+            population=body["population"] if sampled else 0,
+            interval=tuple(body["interval_95"]) if sampled else None,
+        )
+
 
 def _exact(value: Fraction) -> dict:
     return {"exact": str(value), "float": float(value)}
@@ -112,7 +129,11 @@ def _exact(value: Fraction) -> dict:
 
 def nearest_rank(values: Sequence[Fraction], q: float) -> Fraction:
     """The nearest-rank ``q``-quantile: the ⌈q·n⌉-th smallest value (the smallest for q=0)."""
-    ordered = sorted(values)
+    return _ranked(sorted(values), q)
+
+
+def _ranked(ordered: Sequence[Fraction], q: float) -> Fraction:
+    """:func:`nearest_rank` of values already sorted (sorting fractions is the cost)."""
     if not ordered:
         raise ValueError("no values")
     return ordered[max(math.ceil(q * len(ordered)), 1) - 1]
@@ -128,11 +149,12 @@ def all_partial(state: PairState) -> PairState:
 
 
 def budget_recommendation(
-    project: Project, pair_ids: Sequence[int] | None = None
+    project: Project, pair_ids: Sequence[int] | None = None, progress=None
 ) -> Recommendation | None:
     """The recommendation over ``pair_ids`` (default: all the project's pairs to review: the
     model's are never assigned); None if none. Estimated from a seeded sample above
-    ``RECOMMENDATION_SAMPLE`` pairs (module docstring)."""
+    ``RECOMMENDATION_SAMPLE`` pairs (module docstring). ``progress(done, total)`` counts the
+    pairs priced."""
     if pair_ids is None:
         query = select(Pair.id).where(
             Pair.project_id == project.id, Pair.purpose.in_([p.value for p in REVIEWED])
@@ -147,7 +169,7 @@ def budget_recommendation(
     if population > limit:
         rng = np.random.default_rng(SEED)
         ids = np.sort(rng.choice(ids, limit, replace=False))
-    found = exact_recommendation(project, ids.tolist())
+    found = exact_recommendation(project, ids.tolist(), progress)
     if found is None or population == found.pairs:
         return found
     values = np.array([float(v) for v in found.values])
@@ -165,8 +187,14 @@ def sample_size() -> int:
     return int(current_app.config.get("RECOMMENDATION_SAMPLE", DEFAULT_SAMPLE))
 
 
-def exact_recommendation(project: Project, pair_ids: list[int]) -> Recommendation | None:
-    """The recommendation over exactly ``pair_ids`` (each priced); None if none."""
+def exact_recommendation(
+    project: Project, pair_ids: list[int], progress=None
+) -> Recommendation | None:
+    """The recommendation over exactly ``pair_ids`` (each priced); None if none.
+
+    Priced :data:`STEP` pairs at a time, each step reported to ``progress(done, total)``; the
+    score is made once from every pair's term, so the steps change no value.
+    """
     pairs: list[Pair] = []
     for start in range(0, len(pair_ids), CHUNK):  # bounded IN lists
         pairs.extend(
@@ -179,44 +207,57 @@ def exact_recommendation(project: Project, pair_ids: list[int]) -> Recommendatio
     pairs.sort(key=lambda p: p.id)
     if not pairs or not project.identifying:
         return None
+    if progress is not None:
+        # A job's progress commits its session, which would expire (and reload, one by one)
+        # every pair and record: price a detached snapshot of them instead.
+        for row in {id(r): r for p in pairs for r in (p, p.record_a, p.record_b)}.values():
+            db.session.expunge(row)
     attributes = attributes_of(project)
-    states = [
-        all_partial(PairState(p.id, attributes, (p.record_a.values, p.record_b.values)))
-        for p in pairs
-    ]
-    assessments = assess_states(project, pairs, states)
+    assessments = []
+    for start in range(0, len(pairs), STEP):
+        part = pairs[start : start + STEP]
+        states = [
+            all_partial(PairState(p.id, attributes, (p.record_a.values, p.record_b.values)))
+            for p in part
+        ]
+        assessments += assess_states(project, part, states)
+        if progress is not None:
+            progress(len(assessments), len(pairs))
     n_attributes = len(attributes)
     score = kapr_score(assessments, project.kappa, 2 * len(pairs), n_attributes)
     one = Fraction(project.kappa, 2 * n_attributes)
     per_pair = [(p.id, one * a.value) for p, a in zip(pairs, assessments, strict=True)]
-    values = [v for _, v in per_pair]
-    quantiles = {q: nearest_rank(values, q) for q in QUANTILES}
+    ordered = sorted(v for _, v in per_pair)
+    quantiles = {q: _ranked(ordered, q) for q in QUANTILES}
     return Recommendation(len(pairs), score.value, score.within_bound, per_pair, quantiles)
 
 
-def form_recommendation(project: Project) -> tuple[Recommendation | None, int]:
+def form_recommendation(project: Project, inline: bool = True) -> tuple[Recommendation | None, int]:
     """The recommendation for the assignment form and the project's number of pairs; None
-    when there are no pairs or more than :data:`FORM_PAIRS_LIMIT`."""
+    when there are no pairs, more than :data:`FORM_PAIRS_LIMIT` or not ``inline`` (it would
+    take long: app.projects.staffing.recommending)."""
     n_pairs = db.session.scalar(
         select(func.count()).select_from(Pair).where(Pair.project_id == project.id)
     )
-    if not n_pairs or n_pairs > FORM_PAIRS_LIMIT:
+    if not n_pairs or n_pairs > FORM_PAIRS_LIMIT or not inline:
         return None, n_pairs
     return budget_recommendation(project), n_pairs
 
 
-def recommend_for(project: Project, assignment_id: int | None = None) -> Recommendation | None:
+def recommend_for(
+    project: Project, assignment_id: int | None = None, progress=None
+) -> Recommendation | None:
     """The recommendation over one assignment's pairs, or over all pairs when None.
 
     Raises :class:`LookupError` when ``assignment_id`` is not an assignment of ``project``.
     """
     if assignment_id is None:
-        return budget_recommendation(project)
+        return budget_recommendation(project, progress=progress)
     assignment = db.session.get(Assignment, assignment_id)
     if assignment is None or assignment.project_id != project.id:
         raise LookupError(f"no assignment {assignment_id} in this project")
     query = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == assignment_id)
-    return budget_recommendation(project, int_table(query, 1)[:, 0])
+    return budget_recommendation(project, int_table(query, 1)[:, 0], progress)
 
 
 def distribution_chart(recommendation: Recommendation) -> dict:

@@ -22,6 +22,7 @@ from app.projects.staffing.recommendation import (
     form_recommendation,
     sample_size,
 )
+from app.projects.staffing.recommending import runs_as_job
 from app.projects.triage import add_blocking_round, reblock_round
 from app.projects.triage.summary import round_summaries
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
@@ -88,7 +89,7 @@ def assignments(project_id: int):
     project = (owned_project if request.method == "GET" else changeable_project)(project_id)
     workers = _workers()
     page = "projects/assignments.html"
-    advice, n_pairs = form_recommendation(project)
+    advice, n_pairs = form_recommendation(project, inline=not runs_as_job(project))
     shown = {"project": project, "workers": workers, "form": request.form, "advice": advice,
              "n_pairs": n_pairs, "rounds": round_summaries(project),
              "sample": sample_size()}  # fmt: skip

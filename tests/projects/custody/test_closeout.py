@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from werkzeug.datastructures import FileStorage
 
 from app.extensions import db
-from app.models import CloseOut, Pair, Project, Record, User, VaultRecord
+from app.models import CloseOut, Pair, Project, Record, SourceIndex, User, VaultRecord
 from app.projects.custody import (
     CloseOutRefused,
     close_project,
@@ -178,6 +178,8 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
         }
         project = db.session.get(Project, project_id)
         manager = project.owner
+        # the import stored the anonymity-set index (normalised values) of each source
+        assert db.session.scalar(sa.select(sa.func.count(SourceIndex.source_id))) == 2
         before = [d.as_json() for d in project_disclosures(project)]
         record_before = record_disclosures(project, "A", "a1").as_json()
         files = final_exports(project)
@@ -201,6 +203,7 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
     with app.app_context():
         assert scan(UPLOADED) == {}
         assert db.session.scalar(sa.select(sa.func.count(VaultRecord.pseudonym))) == 0
+        assert db.session.scalar(sa.select(sa.func.count(SourceIndex.source_id))) == 0
         # pseudonyms, record ids, pairs and decisions remain; so does the accountability
         project = db.session.get(Project, project_id)
         assert db.session.scalar(sa.select(sa.func.count(Record.id))) == 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -138,3 +139,22 @@ def test_the_model_s_pairs_are_not_in_the_recommendation(app):
         )
         advice = budget_recommendation(project)
     assert advice.pairs == 1 and advice.values == [Fraction(1, 18)]  # Mary/Mark alone
+
+
+@pytest.mark.parametrize("model", ["row", "pair"])
+def test_the_stored_index_prices_every_pair_as_the_index_built_from_the_records(app, model):
+    """The import stores each source's index; a process loading it prices as building it."""
+    from unittest import mock
+
+    from app.models import SourceIndex
+    from app.review.grid import indexes
+
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"), evidence_model=model)
+        app.extensions.pop("mindfirl_indexes", None)
+        with mock.patch.object(indexes, "build_index", side_effect=AssertionError("built")):
+            loaded = budget_recommendation(project)
+        app.extensions.pop("mindfirl_indexes", None)
+        db.session.execute(sa.delete(SourceIndex))
+        built = budget_recommendation(project)
+    assert loaded.per_pair == built.per_pair and loaded.kapr == built.kapr

@@ -35,7 +35,9 @@ def _subsets(attrs) -> list[frozenset[str]]:
 
 def _heavy_index(cols) -> AnonymityIndex:
     with mock.patch.object(pair_tables, "HEAVY_GROUP", -1):
-        return AnonymityIndex.build(cols, KINDS)
+        index = AnonymityIndex.build(cols, KINDS)
+        assert index.pair_tables is not None  # made on first use: under the patch
+        return index
 
 
 @settings(max_examples=80, deadline=None)

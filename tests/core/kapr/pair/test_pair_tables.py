@@ -119,7 +119,7 @@ def test_tables_count_complete_records_per_subset():
     }
     with mock.patch.object(pair_tables, "HEAVY_GROUP", 1):
         index = AnonymityIndex.build(cols, KINDS)
-    tables = index.pair_tables
+        tables = index.pair_tables  # made on first use: under the patch
     assert tables.heavy == {"name", "dob", "race"}  # every id is its own
     assert tables.incomplete.tolist() == [3, 4] and tables.complete == 3
     both = frozenset({"name", "race"})
@@ -176,7 +176,7 @@ def test_every_subset_of_heavy_attributes_has_a_table():
     cols["dob"] = ["01/02/1960", "01/03/1960"]
     with mock.patch.object(pair_tables, "HEAVY_GROUP", -1):
         index = AnonymityIndex.build(cols, KINDS)
-    heavy = sorted(index.pair_tables.heavy)
+        heavy = sorted(index.pair_tables.heavy)  # made on first use: under the patch
     assert len(heavy) == len(ATTRS)
     subsets = {frozenset(c) for r in range(1, len(heavy) + 1) for c in combinations(heavy, r)}
     assert set(index.pair_tables.counts) == subsets
