@@ -26,10 +26,13 @@ from sqlalchemy import and_, case, func, literal, select
 from app.bulk import int_table
 from app.extensions import db
 from app.models import (
+    CLEARED,
+    AnswerState,
     AssignmentPair,
     ConflictResolution,
     DecisionEvent,
     Pair,
+    PairAnswers,
     current_answer_ids,
 )
 
@@ -56,7 +59,8 @@ class AnswerCounts:
 
 
 def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
-    """The counts over the current answers of the reviewer assignments ``reviewer_ids``.
+    """The counts over the current answers of the reviewer assignments ``reviewer_ids``
+    (every reviewer assignment of the project: :func:`stored_answers`).
 
     Within one GET request (which writes nothing) they are counted once: the progress page
     asks for them for its summary and again for its agreement chart.
@@ -64,14 +68,78 @@ def answer_counts(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     if not reviewer_ids:
         return AnswerCounts({}, 0, 0, 0, {})
     if not (has_request_context() and request.method in ("GET", "HEAD")):
-        return counted_answers(project_id, reviewer_ids)
+        return stored_answers(project_id, reviewer_ids)
     # On the request's own environ, not ``g``: an app context may outlive a request (a test
     # client inside ``app.app_context()``), a request's environ does not.
     cache = request.environ.setdefault("mindfirl.answer_counts", {})
     key = (project_id, tuple(reviewer_ids))
     if key not in cache:
-        cache[key] = counted_answers(project_id, reviewer_ids)
+        cache[key] = stored_answers(project_id, reviewer_ids)
     return cache[key]
+
+
+def stored_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
+    """:func:`answer_counts` from the state the database keeps as answers come
+    (:class:`~app.models.AnswerState`, :class:`~app.models.PairAnswers`): each assignment's
+    current answers counted, the pairs grouped by their few integers (a handful of groups
+    for a million pairs), the manager's resolutions applied pair by pair.
+
+    ``reviewer_ids`` must be every reviewer assignment of the project (``PairAnswers`` counts
+    them all); ``per_assignment`` is theirs.
+    """
+    per_assignment = dict(
+        db.session.execute(
+            select(AnswerState.assignment_id, func.count())
+            .where(AnswerState.assignment_id.in_(reviewer_ids), AnswerState.decision != CLEARED)
+            .group_by(AnswerState.assignment_id)
+        ).all()
+    )
+    shape = (
+        PairAnswers.answers, PairAnswers.due, PairAnswers.same, PairAnswers.different,
+        PairAnswers.unsure, PairAnswers.first, PairAnswers.second,
+    )  # fmt: skip
+    groups = db.session.execute(
+        select(*shape, func.count()).where(PairAnswers.project_id == project_id).group_by(*shape)
+    ).all()
+    decided = conflicts = answered = 0
+    double: dict[tuple[str, str], int] = {}
+    for n, due, same, different, unsure, first, second, pairs in groups:
+        if not n:
+            continue
+        settled = 2 * same > n or 2 * different > n
+        decided += pairs * settled
+        conflicts += pairs * (not settled and (same > 0) + (different > 0) + (unsure > 0) > 1)
+        answered += pairs * (n == due)
+        if n >= 2:
+            double[first, second] = double.get((first, second), 0) + pairs
+    resolved = _newest_resolutions(project_id)
+    rows = {}
+    for start in range(0, len(resolved), 10_000):  # SQLite's variable limit
+        part = list(resolved)[start : start + 10_000]
+        rows.update(
+            (row[0], row[1:])
+            for row in db.session.execute(
+                select(PairAnswers.pair_id, *shape[:5]).where(PairAnswers.pair_id.in_(part))
+            )
+        )
+    for pair_id in resolved:  # a resolution settles what the answers did not
+        n, _, same, different, unsure = rows.get(pair_id, (0, 0, 0, 0, 0))
+        if not n or not (2 * same > n or 2 * different > n):
+            decided += 1
+            conflicts -= bool(n) and (same > 0) + (different > 0) + (unsure > 0) > 1
+    return AnswerCounts(per_assignment, decided, conflicts, answered, double)
+
+
+def _newest_resolutions(project_id: int) -> dict[int, str]:
+    """Each resolved pair of the project and the manager's newest decision for it."""
+    return dict(
+        db.session.execute(
+            select(ConflictResolution.pair_id, ConflictResolution.decision)
+            .join(Pair, Pair.id == ConflictResolution.pair_id)
+            .where(Pair.project_id + 0 == project_id)
+            .order_by(ConflictResolution.id)
+        ).all()
+    )  # newest last, so it wins
 
 
 _LABELS = ("same", "different", "unsure")
@@ -87,14 +155,7 @@ def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     newest = current_answer_ids(DecisionEvent.assignment_id.in_(reviewer_ids))
     columns = select(DecisionEvent.assignment_id, DecisionEvent.pair_id, code)
     table = int_table(columns.where(DecisionEvent.id.in_(newest)), 3)
-    resolved = dict(
-        db.session.execute(
-            select(ConflictResolution.pair_id, ConflictResolution.decision)
-            .join(Pair, Pair.id == ConflictResolution.pair_id)
-            .where(Pair.project_id + 0 == project_id)
-            .order_by(ConflictResolution.id)
-        ).all()
-    )  # newest last, so it wins
+    resolved = _newest_resolutions(project_id)
     assignment, pair, answer = table[:, 0], table[:, 1], table[:, 2]
     ids, per = np.unique(assignment, return_counts=True)
     per_assignment = dict(zip(ids.tolist(), per.tolist(), strict=True))

@@ -84,6 +84,7 @@ def test_summary_equals_the_per_pair_computation(app, people, coders):
         reviewers = [a.id for a in made]
         by_sql = counts._answer_counts(project.id, reviewers)
         assert counts.counted_answers(project.id, reviewers) == by_sql  # numpy == SQL
+        assert counts.stored_answers(project.id, reviewers) == by_sql  # kept state == SQL
         touched = outcomes(project.id, only=touched_pairs(project.id))
         every = outcomes(project.id)
         assert touched == {p: every[p] for p in touched}  # the same outcome, pair by pair
