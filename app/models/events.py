@@ -184,7 +184,7 @@ BEGIN
 END""",
     f"""CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
 BEGIN
-    UPDATE pair_answers SET due = {_DUE.format(pair="NEW.pair_id", project="project_id")}
+    UPDATE pair_answers SET due = {_DUE.format(pair="NEW.pair_id", project="pair_answers.project_id")}
     WHERE pair_id = NEW.pair_id;
 END""",
 ]
