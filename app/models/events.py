@@ -170,6 +170,9 @@ def _values(pair: str, project: str) -> str:
 
 
 _PROJECT = "(SELECT project_id FROM pairs WHERE id = NEW.pair_id)"
+#: The first key of the PostgreSQL advisory lock (second: the project) that orders a pair's
+#: first answer and another reviewer's new slot for it (see ``assignment_pairs_due``).
+LOCK_KEY = 2424
 _SQLITE = [
     f"""CREATE TRIGGER decision_events_current AFTER INSERT ON decision_events
 BEGIN
@@ -182,23 +185,33 @@ BEGIN
     SELECT NEW.pair_id, {_PROJECT}, v.* FROM ({_values("NEW.pair_id", _PROJECT)}) v
     WHERE NOT (SELECT resolver FROM assignments WHERE id = NEW.assignment_id);
 END""",
-    f"""CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
+    # One more reviewer slot for a pair already answered (SQLite writes one at a time); a
+    # pair nobody answered has no row, so a fresh assignment costs one index probe a pair.
+    """CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
 BEGIN
-    UPDATE pair_answers SET due = {_DUE.format(pair="NEW.pair_id", project="pair_answers.project_id")}
-    WHERE pair_id = NEW.pair_id;
+    UPDATE pair_answers SET due = due + 1
+    WHERE pair_id = NEW.pair_id
+    AND NOT (SELECT resolver FROM assignments WHERE id = NEW.assignment_id);
 END""",
 ]
 _POSTGRESQL = [
     f"""CREATE OR REPLACE FUNCTION decision_events_current() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    is_resolver boolean;
+    project integer;
 BEGIN
     INSERT INTO answer_states (assignment_id, pair_id, event_id, decision)
     VALUES (NEW.assignment_id, NEW.pair_id, NEW.id, NEW.decision)
     ON CONFLICT (assignment_id, pair_id) DO UPDATE
     SET event_id = EXCLUDED.event_id, decision = EXCLUDED.decision
     WHERE answer_states.event_id < EXCLUDED.event_id;
-    IF (SELECT resolver FROM assignments WHERE id = NEW.assignment_id) THEN
+    SELECT resolver, project_id INTO is_resolver, project FROM assignments
+    WHERE id = NEW.assignment_id;
+    IF is_resolver THEN
         RETURN NULL;
     END IF;
+    -- Answers share this lock; a new reviewer slot takes it alone (assignment_pairs_due).
+    PERFORM pg_advisory_xact_lock_shared({LOCK_KEY}, project);
     -- Lock the pair's row, then count in a new statement: its snapshot sees what another
     -- reviewer's answer committed while this one waited (READ COMMITTED).
     INSERT INTO pair_answers (pair_id, project_id) VALUES (NEW.pair_id, {_PROJECT})
@@ -210,10 +223,21 @@ BEGIN
 END $$""",
     """CREATE TRIGGER decision_events_current AFTER INSERT ON decision_events
 FOR EACH ROW EXECUTE FUNCTION decision_events_current()""",
+    # New reviewer slots add to the rows of pairs already answered. The project's lock, alone,
+    # waits for answers in flight and holds new ones until this commits: an answer creating a
+    # pair's row concurrently would otherwise miss these slots, and they its row.
     f"""CREATE OR REPLACE FUNCTION assignment_pairs_due() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE pair_answers p SET due = {_DUE.format(pair="p.pair_id", project="p.project_id")}
-    WHERE p.pair_id IN (SELECT pair_id FROM added);
+    PERFORM pg_advisory_xact_lock({LOCK_KEY}, a.project_id)
+    FROM assignments a WHERE a.id IN (SELECT DISTINCT assignment_id FROM added);
+    UPDATE pair_answers p SET due = p.due + n.slots
+    FROM (
+        SELECT x.pair_id, count(*) AS slots FROM added x
+        JOIN pair_answers q ON q.pair_id = x.pair_id
+        JOIN assignments a ON a.id = x.assignment_id
+        WHERE NOT a.resolver GROUP BY x.pair_id
+    ) n
+    WHERE p.pair_id = n.pair_id;
     RETURN NULL;
 END $$""",
     """CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
