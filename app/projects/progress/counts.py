@@ -36,7 +36,7 @@ from app.models import (
     current_answer_ids,
 )
 
-__all__ = ["AnswerCounts", "answer_counts"]
+__all__ = ["AnswerCounts", "answer_counts", "assigned_pairs", "stored_answers"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,24 @@ def _newest_resolutions(project_id: int) -> dict[int, str]:
 
 
 _LABELS = ("same", "different", "unsure")
+
+
+def assigned_pairs(assignment_ids: list[int]) -> int:
+    """The distinct pairs the assignments ``assignment_ids`` hold, counted once per GET request
+    for the same assignments (the summary and the pooled KAPR of the progress page both ask:
+    a ``COUNT(DISTINCT)`` over a million assignment rows)."""
+    if not assignment_ids:
+        return 0
+    count = select(func.count(AssignmentPair.pair_id.distinct())).where(
+        AssignmentPair.assignment_id.in_(assignment_ids)
+    )
+    if not (has_request_context() and request.method in ("GET", "HEAD")):
+        return db.session.scalar(count)
+    cache = request.environ.setdefault("mindfirl.assigned_pairs", {})
+    key = tuple(sorted(assignment_ids))
+    if key not in cache:
+        cache[key] = db.session.scalar(count)
+    return cache[key]
 
 
 def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
