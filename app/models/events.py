@@ -101,7 +101,11 @@ class AnswerState(db.Model):
     """
 
     __tablename__ = "answer_states"
-    __table_args__ = (Index("ix_answer_states_pair", "pair_id"),)
+    __table_args__ = (
+        Index("ix_answer_states_pair", "pair_id"),
+        # Each assignment's answers counted from the index alone (the progress page).
+        Index("ix_answer_states_assignment_decision", "assignment_id", "decision"),
+    )
 
     assignment_id: Mapped[int] = mapped_column(
         ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True

@@ -57,6 +57,7 @@ def upgrade_():
     )
     with op.batch_alter_table('answer_states', schema=None) as batch_op:
         batch_op.create_index('ix_answer_states_pair', ['pair_id'], unique=False)
+        batch_op.create_index('ix_answer_states_assignment_decision', ['assignment_id', 'decision'], unique=False)
 
     op.create_table('pair_answers',
     sa.Column('pair_id', sa.Integer(), nullable=False),
@@ -93,6 +94,7 @@ def downgrade_():
         batch_op.drop_index('ix_pair_answers_counts')
     op.drop_table('pair_answers')
     with op.batch_alter_table('answer_states', schema=None) as batch_op:
+        batch_op.drop_index('ix_answer_states_assignment_decision')
         batch_op.drop_index('ix_answer_states_pair')
     op.drop_table('answer_states')
 
