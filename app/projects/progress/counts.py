@@ -1,11 +1,17 @@
 """The progress page's answer counts, over the current answers only.
 
 The same numbers :func:`~app.projects.progress.outcomes.outcomes` gives pair by pair in
-Python (``tests/projects/progress/test_progress_at_scale.py`` holds them equal), counted from
-the current answers read once as integer arrays (:func:`counted_answers`, numpy) or as SQL
-aggregates (:func:`_answer_counts`, the oracle); their cost grows with the answers, not with
-the pairs (but for one ``GROUP BY`` of the assigned pairs finding those with several
-reviewers):
+Python (``tests/projects/progress/test_progress_at_scale.py`` holds them equal), three ways:
+
+- :func:`stored_answers` (what the page uses): from the state the database keeps as answers
+  come (:class:`~app.models.AnswerState` per assignment and pair, :class:`~app.models.PairAnswers`
+  per pair, written by triggers): each assignment's answers counted from an index, the pairs
+  grouped by their few integers, the resolutions applied pair by pair; nothing recomputes the
+  newest of a million events;
+- :func:`counted_answers`: the current answers read once as integer arrays, counted by numpy;
+- :func:`_answer_counts`: SQL aggregates over the decision events (the tests' oracle).
+
+What is counted:
 
 - each reviewer assignment's current answers (a clear takes an answer back);
 - pairs settled (the manager's newest resolution, else a majority of the answers:
