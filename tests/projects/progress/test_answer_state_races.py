@@ -1,6 +1,6 @@
 """Reviewers answering the same pairs at once, while the manager gives the pairs to one more
-reviewer, leave the kept answers equal to the SQL oracle: on PostgreSQL, the triggers' row and advisory
-locks (SQLite writes one at a time)."""
+reviewer, leave the kept answers equal to the SQL oracle: on PostgreSQL, the triggers' row
+and advisory locks (SQLite writes one at a time)."""
 
 from __future__ import annotations
 
