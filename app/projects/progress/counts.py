@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from flask import has_request_context, request
-from sqlalchemy import and_, case, func, literal, select
+from sqlalchemy import and_, case, func, literal, select, union
 
 from app.bulk import int_table
 from app.extensions import db
@@ -149,6 +149,7 @@ def _newest_resolutions(project_id: int) -> dict[int, str]:
 
 
 _LABELS = ("same", "different", "unsure")
+_MERGED = 400  # assignments merged by one compound SELECT (SQLite allows 500 terms)
 
 
 def assigned_pairs(assignment_ids: list[int]) -> int:
@@ -160,6 +161,17 @@ def assigned_pairs(assignment_ids: list[int]) -> int:
     count = select(func.count(AssignmentPair.pair_id.distinct())).where(
         AssignmentPair.assignment_id.in_(assignment_ids)
     )
+    if db.session.get_bind().dialect.name == "sqlite" and len(assignment_ids) <= _MERGED:
+        # Each assignment's pairs come in pair order from its primary key: SQLite merges the
+        # sorted lists (``MERGE (UNION)``) instead of sorting them all into a temporary
+        # b-tree (200k records, 1M pairs: 0.23 s against 0.39 s). PostgreSQL's own
+        # COUNT(DISTINCT) was the fastest of the forms tried there.
+        lists = [
+            select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id == i)
+            for i in assignment_ids
+        ]
+        merged = union(*lists).order_by(AssignmentPair.pair_id) if len(lists) > 1 else lists[0]
+        count = select(func.count()).select_from(merged.subquery())
     if not (has_request_context() and request.method in ("GET", "HEAD")):
         return db.session.scalar(count)
     cache = request.environ.setdefault("mindfirl.assigned_pairs", {})
