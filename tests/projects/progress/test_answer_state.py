@@ -20,7 +20,7 @@ from app.projects.conflicts.queue import (
     refer_conflict,
     resolve_conflict,
 )
-from app.projects.progress import counts
+from app.projects.progress import counts, recount
 from app.projects.staffing import assign_pairs
 from app.review.answers import clear_answer, save_answer
 from tests.factories import make_user
@@ -44,7 +44,7 @@ def _reviewers(project) -> list[int]:
 def _same_as_oracle(project) -> counts.AnswerCounts:
     reviewers = _reviewers(project)
     stored = counts.stored_answers(project.id, reviewers)
-    assert stored == counts._answer_counts(project.id, reviewers)
+    assert stored == recount.answer_counts_by_sql(project.id, reviewers)
     return stored
 
 
