@@ -1,7 +1,14 @@
 """Typed SQLAlchemy models, one module per aggregate."""
 
 from app.models.assignment import Assignment, AssignmentPair, CellState
-from app.models.events import CLEARED, DecisionEvent, RevealEvent, current_answer_ids
+from app.models.events import (
+    CLEARED,
+    AnswerState,
+    DecisionEvent,
+    PairAnswers,
+    RevealEvent,
+    current_answer_ids,
+)
 from app.models.job import Job
 from app.models.manage import (
     BudgetChange,
@@ -29,6 +36,7 @@ __all__ = [
     "CLEARED",
     "REVIEWED",
     "AccountEvent",
+    "AnswerState",
     "ApiToken",
     "Assignment",
     "AssignmentPair",
@@ -43,6 +51,7 @@ __all__ = [
     "Job",
     "ModelDecision",
     "NameFrequency",
+    "PairAnswers",
     "Pair",
     "Project",
     "ProjectAttribute",

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import ColumnElement, DateTime, ForeignKey, Index, Select, String, func, select
+from sqlalchemy import (
+    DDL,
+    ColumnElement,
+    DateTime,
+    ForeignKey,
+    Index,
+    Select,
+    String,
+    event,
+    func,
+    select,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -78,3 +89,173 @@ def current_answer_ids(*where: ColumnElement[bool]) -> Select:
     return select(DecisionEvent.id).where(
         DecisionEvent.id.in_(newest), DecisionEvent.decision != CLEARED
     )
+
+
+class AnswerState(db.Model):
+    """The newest decision event of each (assignment, pair), kept by the database itself.
+
+    Written only by the trigger ``decision_events_current`` (:data:`TRIGGERS`) on every insert
+    into ``decision_events``, whatever inserts it, so it always equals
+    :func:`current_answer_ids` (``decision`` is :data:`CLEARED` while the answer is taken
+    back). The progress page counts it instead of finding the newest event of a million.
+    """
+
+    __tablename__ = "answer_states"
+    __table_args__ = (
+        Index("ix_answer_states_pair", "pair_id"),
+        # Each assignment's answers counted from the index alone (the progress page).
+        Index("ix_answer_states_assignment_decision", "assignment_id", "decision"),
+    )
+
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
+    )
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    event_id: Mapped[int]
+    decision: Mapped[str] = mapped_column(String(12))
+
+
+class PairAnswers(db.Model):
+    """A pair's current reviewers' answers in a few integers, kept by the database itself.
+
+    One row per pair a reviewer (not a resolver) ever answered: ``due`` reviewer assignments
+    hold it, ``answers`` of them answer it now (``same``, ``different``, ``unsure``), and the
+    first two of those by assignment give ``first`` and ``second``. Recomputed from
+    :class:`AnswerState` by the triggers of :data:`TRIGGERS` when an answer is saved or cleared
+    and when another reviewer gets the pair; the progress page and the conflicts queue group
+    these rows instead of the decision events.
+    """
+
+    __tablename__ = "pair_answers"
+    __table_args__ = (
+        Index(
+            "ix_pair_answers_counts",
+            "project_id", "answers", "due", "same", "different", "unsure", "first", "second",
+        ),
+    )  # fmt: skip
+
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    due: Mapped[int] = mapped_column(default=0, server_default="0")
+    answers: Mapped[int] = mapped_column(default=0, server_default="0")
+    same: Mapped[int] = mapped_column(default=0, server_default="0")
+    different: Mapped[int] = mapped_column(default=0, server_default="0")
+    unsure: Mapped[int] = mapped_column(default=0, server_default="0")
+    first: Mapped[str | None] = mapped_column(String(12))
+    second: Mapped[str | None] = mapped_column(String(12))
+
+
+# The pair :pair's row of pair_answers from answer_states (reviewers' current answers only)
+# and assignment_pairs (reviewer slots); :pair is NEW.pair_id in a row trigger.
+_CURRENT = """FROM answer_states s JOIN assignments a ON a.id = s.assignment_id
+    WHERE s.pair_id = {pair} AND s.decision <> 'cleared' AND NOT a.resolver"""
+_NTH = "(SELECT s.decision " + _CURRENT + " ORDER BY s.assignment_id LIMIT 1 OFFSET {n})"
+_DUE = """(SELECT count(*) FROM assignment_pairs ap JOIN assignments a ON a.id = ap.assignment_id
+    WHERE a.project_id = {project} AND NOT a.resolver AND ap.pair_id = {pair})"""
+_COLUMNS = "due, answers, same, different, unsure, first, second"
+
+
+def _values(pair: str, project: str) -> str:
+    """The SELECT of ``_COLUMNS`` for one pair."""
+    counts = (
+        "SELECT count(*), coalesce(sum(CASE WHEN s.decision = 'same' THEN 1 ELSE 0 END), 0), "
+        "coalesce(sum(CASE WHEN s.decision = 'different' THEN 1 ELSE 0 END), 0), "
+        "coalesce(sum(CASE WHEN s.decision = 'unsure' THEN 1 ELSE 0 END), 0) "
+    )
+    return (
+        f"SELECT {_DUE.format(pair=pair, project=project)}, c.* , "
+        f"{_NTH.format(pair=pair, n=0)}, {_NTH.format(pair=pair, n=1)} "
+        f"FROM ({counts}{_CURRENT.format(pair=pair)}) c"
+    )
+
+
+_PROJECT = "(SELECT project_id FROM pairs WHERE id = NEW.pair_id)"
+#: The first key of the PostgreSQL advisory lock (second: the project) that orders a pair's
+#: first answer and another reviewer's new slot for it (see ``assignment_pairs_due``).
+LOCK_KEY = 2424
+_SQLITE = [
+    f"""CREATE TRIGGER decision_events_current AFTER INSERT ON decision_events
+BEGIN
+    INSERT INTO answer_states (assignment_id, pair_id, event_id, decision)
+    VALUES (NEW.assignment_id, NEW.pair_id, NEW.id, NEW.decision)
+    ON CONFLICT (assignment_id, pair_id) DO UPDATE
+    SET event_id = excluded.event_id, decision = excluded.decision
+    WHERE excluded.event_id > answer_states.event_id;
+    INSERT OR REPLACE INTO pair_answers (pair_id, project_id, {_COLUMNS})
+    SELECT NEW.pair_id, {_PROJECT}, v.* FROM ({_values("NEW.pair_id", _PROJECT)}) v
+    WHERE NOT (SELECT resolver FROM assignments WHERE id = NEW.assignment_id);
+END""",
+    # One more reviewer slot for a pair already answered (SQLite writes one at a time); a
+    # pair nobody answered has no row, so a fresh assignment costs one index probe a pair.
+    """CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
+BEGIN
+    UPDATE pair_answers SET due = due + 1
+    WHERE pair_id = NEW.pair_id
+    AND NOT (SELECT resolver FROM assignments WHERE id = NEW.assignment_id);
+END""",
+]
+_POSTGRESQL = [
+    f"""CREATE OR REPLACE FUNCTION decision_events_current() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    is_resolver boolean;
+    project integer;
+BEGIN
+    INSERT INTO answer_states (assignment_id, pair_id, event_id, decision)
+    VALUES (NEW.assignment_id, NEW.pair_id, NEW.id, NEW.decision)
+    ON CONFLICT (assignment_id, pair_id) DO UPDATE
+    SET event_id = EXCLUDED.event_id, decision = EXCLUDED.decision
+    WHERE answer_states.event_id < EXCLUDED.event_id;
+    SELECT resolver, project_id INTO is_resolver, project FROM assignments
+    WHERE id = NEW.assignment_id;
+    IF is_resolver THEN
+        RETURN NULL;
+    END IF;
+    -- Answers share this lock; a new reviewer slot takes it alone (assignment_pairs_due).
+    PERFORM pg_advisory_xact_lock_shared({LOCK_KEY}, project);
+    -- Lock the pair's row, then count in a new statement: its snapshot sees what another
+    -- reviewer's answer committed while this one waited (READ COMMITTED).
+    INSERT INTO pair_answers (pair_id, project_id) VALUES (NEW.pair_id, {_PROJECT})
+    ON CONFLICT (pair_id) DO NOTHING;
+    PERFORM 1 FROM pair_answers WHERE pair_id = NEW.pair_id FOR UPDATE;
+    UPDATE pair_answers p SET ({_COLUMNS}) = ({_values("NEW.pair_id", "p.project_id")})
+    WHERE p.pair_id = NEW.pair_id;
+    RETURN NULL;
+END $$""",
+    """CREATE TRIGGER decision_events_current AFTER INSERT ON decision_events
+FOR EACH ROW EXECUTE FUNCTION decision_events_current()""",
+    # New reviewer slots add to the rows of pairs already answered. The project's lock, alone,
+    # waits for answers in flight and holds new ones until this commits: an answer creating a
+    # pair's row concurrently would otherwise miss these slots, and they its row.
+    f"""CREATE OR REPLACE FUNCTION assignment_pairs_due() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock({LOCK_KEY}, a.project_id)
+    FROM assignments a WHERE a.id IN (SELECT DISTINCT assignment_id FROM added);
+    UPDATE pair_answers p SET due = p.due + n.slots
+    FROM (
+        SELECT x.pair_id, count(*) AS slots FROM added x
+        JOIN pair_answers q ON q.pair_id = x.pair_id
+        JOIN assignments a ON a.id = x.assignment_id
+        WHERE NOT a.resolver GROUP BY x.pair_id
+    ) n
+    WHERE p.pair_id = n.pair_id;
+    RETURN NULL;
+END $$""",
+    """CREATE TRIGGER assignment_pairs_due AFTER INSERT ON assignment_pairs
+REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION assignment_pairs_due()""",
+]
+#: The statements creating the triggers that keep :class:`AnswerState` and
+#: :class:`PairAnswers`, per dialect (the migration holds its own copy).
+TRIGGERS = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
+
+
+@event.listens_for(db.Model.metadata, "after_create")
+def _create_triggers(_metadata, connection, tables=(), **_kw) -> None:
+    """After every table exists (the triggers name four of them), as ``create_all`` ends."""
+    if PairAnswers.__table__ not in tables:
+        return
+    for statement in TRIGGERS.get(connection.dialect.name, []):
+        connection.execute(DDL(statement))

@@ -23,13 +23,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.core.disclosure import AttributeType, Level
 from app.core.kapr import KaprScore, PairRisk, assess_pair, kapr_score
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project
+from app.projects.progress.counts import assigned_pairs
 from app.review.grid import Attribute, PairState, source_index
 
 __all__ = ["PooledState", "assess_states", "collusion_kapr", "pooled_state", "score_states"]
@@ -81,11 +82,7 @@ def pooled_state(
     if disclosed_only:
         # Only the pairs showing something are loaded; the others are counted by the database
         # (a million assigned pairs are not listed in Python to score a few hundred).
-        n_pairs = db.session.scalar(
-            select(func.count(AssignmentPair.pair_id.distinct())).where(
-                AssignmentPair.assignment_id.in_(ids)
-            )
-        )
+        n_pairs = assigned_pairs(ids)  # once per GET with the progress summary's count
         disclosed = [pair_id for pair_id, cells in levels.items() if cells]
         listed = listed.where(AssignmentPair.pair_id.in_(disclosed))
     order_by = (AssignmentPair.assignment_id, AssignmentPair.position)

@@ -30,6 +30,7 @@ from app.models import (
     ConflictResolution,
     DecisionEvent,
     Pair,
+    PairAnswers,
     Record,
     Source,
 )
@@ -165,15 +166,21 @@ def _resolutions(project_id: int):
 
 
 def disputed_pairs(project_id: int) -> list[int]:
-    """The pairs whose reviewers' current answers differ (settled or not), by id: aggregated
-    over the answers by the database, so only those pairs' outcomes are built in Python."""
-    answers = _answers(project_id)
+    """The pairs whose reviewers' current answers differ (settled or not), by id: read from
+    the answers the database keeps per pair (:class:`~app.models.PairAnswers`), so only
+    those pairs' outcomes are built in Python."""
     kinds = (
-        case((answers.c.same > 0, 1), else_=0)
-        + case((answers.c.different > 0, 1), else_=0)
-        + case((answers.c.unsure > 0, 1), else_=0)
+        case((PairAnswers.same > 0, 1), else_=0)
+        + case((PairAnswers.different > 0, 1), else_=0)
+        + case((PairAnswers.unsure > 0, 1), else_=0)
     )
-    return sorted(db.session.scalars(select(answers.c.pair_id).where(kinds > 1)))
+    return list(
+        db.session.scalars(
+            select(PairAnswers.pair_id)
+            .where(PairAnswers.project_id == project_id, PairAnswers.answers > 1, kinds > 1)
+            .order_by(PairAnswers.pair_id)
+        )
+    )
 
 
 def final_columns(project_id: int) -> Finals:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, BudgetChange, Pair, Project, Purpose
 from app.projects.progress.agreement import Agreement, agreement
-from app.projects.progress.counts import answer_counts
+from app.projects.progress.counts import answer_counts, assigned_pairs
 
 __all__ = ["ProjectProgress", "WorkerProgress", "project_progress"]
 
@@ -96,24 +96,41 @@ def project_progress(project: Project) -> ProjectProgress:
         )  # fmt: skip
         for a in assignments
     ]
-    pairs = db.session.scalar(
-        select(func.count())
-        .select_from(Pair)
-        .where(Pair.project_id == project.id, Pair.purpose != Purpose.MODEL.value)
-    )
-    assigned = db.session.scalar(
-        select(func.count(AssignmentPair.pair_id.distinct())).where(
-            AssignmentPair.assignment_id.in_(ids)
-        )
-    )
     return ProjectProgress(
-        pairs=pairs,
+        pairs=reviewable_pairs(project.id),
         decided=counts.decided,
         conflicts=counts.conflicts,
         workers=workers,
         agreement=agreement(counts.double_labels()),
-        assigned=assigned if ids else 0,
+        assigned=assigned_pairs(ids),
         answered=counts.answered,
         answers=counts.answers,
         answers_due=sum(sizes.values()),
+    )
+
+
+def reviewable_pairs(project_id: int) -> int:
+    """The project's pairs for people to review (every purpose but the model's).
+
+    Counted round by round and purpose by purpose through ``ix_pairs_project_round_purpose``
+    (index seeks: a project's ten million model pairs are never read to count its million
+    to review); the rounds are found by one seek each.
+    """
+    rounds = (
+        select(func.min(Pair.round).label("n"))
+        .where(Pair.project_id == project_id)
+        .cte("rounds", recursive=True)
+    )
+    following = (
+        select(func.min(Pair.round))
+        .where(Pair.project_id == project_id, Pair.round > rounds.c.n)
+        .scalar_subquery()
+    )
+    rounds = rounds.union_all(select(following).where(rounds.c.n.is_not(None)))
+    numbers = [n for n in db.session.scalars(select(rounds.c.n)) if n is not None]
+    purposes = [p.value for p in Purpose if p != Purpose.MODEL]
+    return db.session.scalar(
+        select(func.count())
+        .select_from(Pair)
+        .where(Pair.project_id == project_id, Pair.round.in_(numbers), Pair.purpose.in_(purposes))
     )
