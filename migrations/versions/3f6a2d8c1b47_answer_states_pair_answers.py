@@ -1,7 +1,7 @@
 """answer states and pair answers, kept by triggers
 
 Revision ID: 3f6a2d8c1b47
-Revises: e5c1a7d3b902
+Revises: a4d9e2b7c1f8
 Create Date: 2026-11-27 15:25:00
 
 - answer_states: the newest decision event of each (assignment, pair) and its decision.
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '3f6a2d8c1b47'
-down_revision = 'e5c1a7d3b902'
+down_revision = 'a4d9e2b7c1f8'
 branch_labels = None
 depends_on = None
 
