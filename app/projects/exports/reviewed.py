@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from sqlalchemy import func, select
+from sqlalchemy import Result, func, select
 
 from app.extensions import db
 from app.models import (
@@ -65,12 +65,19 @@ def reviewed_outcomes(
         .where(Pair.project_id == project_id, Pair.purpose.in_(purposes))
         .order_by(Pair.id)
     )  # fmt: skip
-    listed = _ByPair(_rows(_listings(project_id)))
-    answers = _ByPair(_rows(_answers(project_id)))
-    resolutions = _ByPair(_rows(_resolutions(project_id)))
-    for pair_id, *rest, sl, il, sr, ir in _rows(pairs):
+    results = [_rows(query) for query in (pairs, *_sides(project_id))]
+    try:
+        yield from _merged(*results)
+    finally:  # close every cursor now, the side ones too (they may hold rows left unread)
+        for result in results:
+            result.close()
+
+
+def _merged(pairs, listings, answers, resolutions) -> Iterator[tuple[ReviewedPair, PairOutcome]]:
+    listed, answered, resolved = _ByPair(listings), _ByPair(answers), _ByPair(resolutions)
+    for pair_id, *rest, sl, il, sr, ir in pairs:
         outcome = PairOutcome(pair_id)
-        current = {row[1]: row for row in answers.take(pair_id)}
+        current = {row[1]: row for row in answered.take(pair_id)}
         for _, assignment_id, reviewer, kapr in listed.take(pair_id):
             event = current.get(assignment_id)
             if event is None:
@@ -79,14 +86,18 @@ def reviewed_outcomes(
                 *_, decision, confidence, at = event
                 answer = Answer(assignment_id, reviewer, decision, confidence, at, kapr)
                 outcome.answers.append(answer)
-        resolved = resolutions.take(pair_id)
-        if resolved:
-            outcome.resolution = tuple(resolved[-1][1:])
+        resolution = resolved.take(pair_id)
+        if resolution:
+            outcome.resolution = tuple(resolution[-1][1:])
         yield ReviewedPair(pair_id, (sl, il, sr, ir), *rest), outcome
 
 
-def _rows(query) -> Iterator:
-    return iter(db.session.execute(query.execution_options(yield_per=linkage.STREAM_ROWS)))
+def _rows(query) -> Result:
+    return db.session.execute(query.execution_options(yield_per=linkage.STREAM_ROWS))
+
+
+def _sides(project_id: int) -> tuple:
+    return _listings(project_id), _answers(project_id), _resolutions(project_id)
 
 
 def _listings(project_id: int):
