@@ -1,4 +1,4 @@
-"""Read a project's answers from the database and write one of its exports.
+"""Which export, checked, and its text: streamed a chunk at a time or written whole.
 
 ``labels`` (one row per reviewer and reviewed pair with the pair's settled answer, its
 purpose, round, scores and rule; unanswered pairs undecided; for people and spreadsheets),
@@ -10,6 +10,8 @@ combines the model's decisions with people's: ``linkage`` (every decided pair wi
 decided it), ``clusters`` (connected components of the final matches) and ``linked``
 (cluster id + sensitive attributes from the vault, joined by pseudonym; no identifying
 attribute). Source names are the linker's as imported (``Source.dataset``), else A/B.
+All but ``recordlinkage`` and ``legacy`` are streamed (:mod:`app.projects.exports.streams`);
+:func:`whole_csv` builds any of them whole (:mod:`app.projects.exports.whole`), the oracle.
 """
 
 from __future__ import annotations
