@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from flask import Response
 
 from app import csvsafe
+from app.headers import attachment
 
 TYPES = ("bar", "line", "scatter")
 SCALES = ("category", "linear", "logarithmic")
@@ -152,14 +153,7 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence]) -> str:
 
 def csv_response(header: Sequence[str], rows: Iterable[Sequence], filename: str) -> Response:
     """A CSV download (``no-store``: risk figures are not for shared caches)."""
-    return Response(
-        csv_text(header, rows),
-        mimetype="text/csv",
-        headers={
-            "Content-Disposition": f'attachment; filename="{filename}"',
-            "Cache-Control": "no-store",
-        },
-    )
+    return attachment(csv_text(header, rows), "text/csv", filename)
 
 
 def spec_csv_response(spec: dict, filename: str) -> Response:

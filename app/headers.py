@@ -11,9 +11,13 @@ The worker's page reveals a cell on a click, so a page that framed it could tric
 into spending their privacy budget (clickjacking): ``frame-ancestors 'none'`` and
 ``X-Frame-Options`` forbid framing. Templates carry no inline script or style, so the policy
 allows only this site's own files; pages built by a reveal response use the DOM, not markup.
+
+Every download (an export, a report, a chart's data) is made by :func:`attachment`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from flask import Flask, Response, request
 from markupsafe import Markup
@@ -39,6 +43,22 @@ HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 _BY_LOWER = {name.lower(): (name, value) for name, value in HEADERS.items()}
+
+
+def attachment(body: str | bytes | Iterable, mimetype: str, filename: str) -> Response:
+    """A download: ``body`` (text, bytes, or pieces of either, streamed) saved as ``filename``.
+
+    ``no-store`` as the hook below gives every response, set here too so a response made
+    outside a request keeps it. ``filename`` is the app's own (ASCII, no quote).
+    """
+    return Response(
+        body,
+        mimetype=mimetype,
+        headers={
+            "Content-Disposition": f'attachment; filename="{filename}"',
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 def register_security_headers(app: Flask) -> None:

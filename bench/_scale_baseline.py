@@ -28,7 +28,8 @@ from app.models import (
     current_answer_ids,
 )
 from app.projects.exports import peers
-from app.projects.exports.service import _settled
+from app.projects.exports.linkage import reviewed_pairs
+from app.projects.exports.whole import settled_of
 from app.projects.progress.agreement import agreement
 from app.projects.progress.outcomes import Answer, PairOutcome
 from app.review.services import Context, pair_states
@@ -81,7 +82,9 @@ def progress_numbers(project) -> dict:
 def splink_export(project) -> str:
     """The old ``splink`` export: every pair's outcome, then the settled ones written."""
     out = io.StringIO()
-    peers.write_splink_labels(out, _settled(project, outcomes(project.id), None))
+    by_pair = outcomes(project.id)
+    settled = (settled_of(pair, by_pair[pair.id]) for pair in reviewed_pairs(project))
+    peers.write_splink_labels(out, settled)
     return out.getvalue()
 
 

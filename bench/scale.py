@@ -22,6 +22,9 @@ One run on a generated deduplication project (``--records``, default 1,000,000):
    ``same`` for even pair ids, ``different`` for odd): the export streamed by
    ``export_chunks`` against the old path (every pair's outcome, then written), both in full,
    same bytes. Target ≤ 30 s. The progress page is timed again with every pair answered.
+6. **the other streamed exports** (``labels``, ``splink?score=confidence``, ``clusters``,
+   ``linked``) against the whole-body path, same bytes: time and peak memory
+   (``bench/_exports.py``).
 
 Paths must agree (``bench/_check.py``): the characters meter and positions of the two assign
 paths (and the two workers' meters against every record's characters counted from its
@@ -48,6 +51,7 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 from _check import agree, finish, quick_postgres  # noqa: E402
+from _exports import measure_exports  # noqa: E402
 from _kapr_setup import bench_app, project_spec  # noqa: E402
 from sqlalchemy import insert, select  # noqa: E402
 
@@ -280,6 +284,9 @@ def _run(app, args, tmp: Path) -> None:
         _numbers(project_progress(project)) == baseline.progress_numbers(project),
         "progress with every pair answered: old and new numbers differ",
     )
+
+    # 6. every export that used to be built whole, streamed against the whole path
+    measure_exports(project, _line)
 
 
 def _numbers(progress) -> dict:

@@ -2,7 +2,7 @@
 
 import json
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, select
 
@@ -23,6 +23,7 @@ from app.auth.audit import ACTIONS, account_events
 from app.auth.decorators import roles_required
 from app.core.trajectory.model import TrajectoryFormatError
 from app.extensions import db
+from app.headers import attachment
 from app.models import Assignment, Job, Project, ProjectState, User
 
 BELIEF_EXAMPLE = {  # Dempster's rule is not acceptable (spec §3): Bel({a}) = 3/4 > P({a}) = 1/2
@@ -81,10 +82,7 @@ def kapr_projects_chart_download():
 @bp.route("/reports/kapr.csv")
 @roles_required("admin")
 def kapr_download():
-    disposition = 'attachment; filename="kapr_report.csv"'
-    return Response(
-        kapr_csv(kapr_report()), mimetype="text/csv", headers={"Content-Disposition": disposition}
-    )
+    return attachment(kapr_csv(kapr_report()), "text/csv", "kapr_report.csv")
 
 
 @bp.route("/risk/trajectories", methods=["GET", "POST"])
@@ -157,14 +155,8 @@ def job_result(job_id: int):
     record = db.session.get(Job, job_id)
     if record is None or record.status != "done" or record.result is None:
         abort(404, "no finished job with a result")
-    return Response(
-        json.dumps(record.result, indent=1),
-        mimetype="application/json",
-        headers={
-            "Content-Disposition": f'attachment; filename="job_{job_id}_{record.kind}.json"',
-            "Cache-Control": "no-store",
-        },
-    )
+    body = json.dumps(record.result, indent=1)
+    return attachment(body, "application/json", f"job_{job_id}_{record.kind}.json")
 
 
 @bp.post("/jobs/<int:job_id>/cancel")

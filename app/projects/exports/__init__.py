@@ -3,6 +3,7 @@
 from app.projects.exports.formats import neutralize
 from app.projects.exports.service import (
     KINDS,
+    STREAMED,
     VALUE_KINDS,
     ExportOptionError,
     ExportOptions,
@@ -12,10 +13,12 @@ from app.projects.exports.service import (
     export_filename,
     export_mimetype,
     label_purpose,
+    whole_csv,
 )
 
 __all__ = [
     "KINDS",
+    "STREAMED",
     "VALUE_KINDS",
     "ExportOptionError",
     "ExportOptions",
@@ -26,4 +29,5 @@ __all__ = [
     "export_mimetype",
     "label_purpose",
     "neutralize",
+    "whole_csv",
 ]

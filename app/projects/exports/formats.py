@@ -147,10 +147,14 @@ def _confidence(judgement: Judgement) -> str | None:
     return level.name.lower() if level is not None else None
 
 
-def write_labels(out: TextIO, rows: Iterable[LabelRow]) -> int:
-    """Write a Splink-compatible labels CSV (:data:`LABEL_COLUMNS`); return the row count."""
+def write_labels(out: TextIO, rows: Iterable[LabelRow], header: bool = True) -> int:
+    """Write a Splink-compatible labels CSV (:data:`LABEL_COLUMNS`); return the row count.
+
+    ``header=False`` writes the rows only (a later chunk of a streamed file), as every writer
+    of a streamed export here."""
     writer = _writer(out)
-    writer.writerow(LABEL_COLUMNS)
+    if header:
+        writer.writerow(LABEL_COLUMNS)
     count = 0
     for row in rows:
         score = match_score(row.judgement)
@@ -250,6 +254,7 @@ def write_clusters(
     out: TextIO,
     assignment: Mapping[tuple[str, str], int],
     linked_by: Mapping[int, str] | None = None,
+    header: bool = True,
 ) -> int:
     """Write ``cluster_id, source_dataset, unique_id`` for each ``(source, id)`` node.
 
@@ -258,7 +263,8 @@ def write_clusters(
     """
     writer = _writer(out)
     extra = ["linked_by"] if linked_by is not None else []
-    writer.writerow(("cluster_id", "source_dataset", "unique_id", *extra))
+    if header:
+        writer.writerow(("cluster_id", "source_dataset", "unique_id", *extra))
     for (source, record_id), cluster in assignment.items():
         tail = [linked_by.get(cluster, "")] if linked_by is not None else []
         writer.writerow(_cells([cluster, source, record_id, *tail]))
@@ -271,6 +277,7 @@ def write_linked_dataset(
     sensitive: Mapping[str, Mapping[str, str | None]],
     columns: Sequence[str],
     linked_by: Mapping[int, str] | None = None,
+    header: bool = True,
 ) -> int:
     """Write the linked de-identified data: ``cluster_id`` and the sensitive ``columns``.
 
@@ -284,9 +291,10 @@ def write_linked_dataset(
     ``vault_cluster_id``, so the file's own linkage clusters keep the one ``cluster_id``.
     """
     writer = _writer(out)
-    header = [f"vault_{c}" if c.lower() == "cluster_id" else c for c in columns]
+    names = [f"vault_{c}" if c.lower() == "cluster_id" else c for c in columns]
     extra = ["linked_by"] if linked_by is not None else []
-    writer.writerow(_cells(["cluster_id", *extra, *header]))
+    if header:
+        writer.writerow(_cells(["cluster_id", *extra, *names]))
     count = 0
     for pseudonym, cluster in members:
         try:

@@ -6,6 +6,7 @@ from flask import Response, abort, request, stream_with_context
 from flask_login import current_user
 
 from app.extensions import db
+from app.headers import attachment
 from app.models import Project, ProjectState
 from app.projects.exports import (
     ExportOptionError,
@@ -77,13 +78,13 @@ def export_download(project: Project, kind: str, *, confirmed: bool = False) -> 
         abort(404, str(exc))
     if not isinstance(body, list):  # read from the database while it is sent
         body = stream_with_context(body)
-    headers = {"Content-Disposition": f'attachment; filename="{export_filename(project, kind)}"'}
+    response = attachment(body, export_mimetype(kind), export_filename(project, kind))
     if kind in ("labels", "splink", "splink_matches", "recordlinkage"):
         purpose, note = label_purpose(project, kind, options)
-        headers["X-Labels-Purpose"] = purpose or "all"
+        response.headers["X-Labels-Purpose"] = purpose or "all"
         if note:
-            headers["X-Labels-Note"] = note
-    return Response(body, mimetype=export_mimetype(kind), headers=headers)
+            response.headers["X-Labels-Note"] = note
+    return response
 
 
 def check_release(project: Project) -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
+from app.headers import attachment
 from app.projects.release import (
     ReleaseRequest,
     ReleaseRequestError,
@@ -77,8 +78,7 @@ def release_risk_download(project_id: int, fmt: str):
     name = f"release_risk_{project.id}"
     if fmt == "json":
         body = json.dumps(risk.as_dict(), indent=2, ensure_ascii=False)
-        headers = {"Content-Disposition": f'attachment; filename="{name}.json"'}
-        return Response(body, mimetype="application/json", headers=headers)
+        return attachment(body, "application/json", f"{name}.json")
     if fmt == "csv":
         return charts.csv_response(*driver_rows(risk), f"{name}_classes.csv")
     if fmt == "histogram.csv":

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from app.auth.decorators import roles_required
 from app.extensions import db
+from app.headers import attachment
 from app.models import CloseOut, User
 from app.projects.custody import (
     CloseOutRefused,
@@ -46,14 +47,7 @@ def closeout_exports(project_id: int):
     """The final exports and their SHA-256 manifest, as one zip (the owner's only)."""
     project = changeable_project(project_id)
     name = f"project-{project.id}-final-exports.zip"
-    return Response(
-        final_archive(final_exports(project)),
-        mimetype="application/zip",
-        headers={
-            "Content-Disposition": f'attachment; filename="{name}"',
-            "Cache-Control": "no-store",
-        },
-    )
+    return attachment(final_archive(final_exports(project)), "application/zip", name)
 
 
 @bp.post("/<int:project_id>/closeout")

@@ -11,6 +11,7 @@ from flask_login import current_user
 from app import charts
 from app.auth.decorators import roles_required
 from app.extensions import db
+from app.headers import attachment
 from app.models import Job
 from app.projects.scoring import (
     CHOICES,
@@ -111,11 +112,7 @@ def scoring_model_json(project_id: int):
     if row is None:
         abort(404, "no model yet")
     body = json.dumps(row.settings, indent=2)
-    return body, 200, {
-        "Content-Type": "application/json",
-        "Content-Disposition": f'attachment; filename="splink_model_{project_id}.json"',
-        "Cache-Control": "no-store",
-    }  # fmt: skip
+    return attachment(body, "application/json", f"splink_model_{project_id}.json")
 
 
 @bp.get("/<int:project_id>/scoring/predictions.parquet")
