@@ -40,10 +40,12 @@ def test_a_value_with_an_override_cannot_reorder_the_grid(app, client):
     worker = make_worker(app, client)
     with app.app_context():
         from app.extensions import db
-        from app.models import Record
+        from app.models import Project, Record
 
         for record in db.session.query(Record):
             record.values = {**record.values, "name": f"Ma{RLO}ry"}
+        for project in db.session.query(Project):
+            project.records_version += 1  # as every change of records must (grid/indexes.py)
         db.session.commit()
     for pair_id, row, attribute, _ in list(worker.cells()):
         if attribute == "name":
