@@ -16,6 +16,17 @@ def _own_tables(metadata):
     return lambda name, kind, _parents: kind != "table" or name in own
 
 
+def _manager_and_project(now: str, name: str, kind: str) -> list[str]:
+    """The rows every old-revision fixture starts with: manager 1 and its project 1."""
+    return [
+        "INSERT INTO users (id, username, role, password_hash, active, failed_logins,"
+        f" created_at) VALUES (1, 'max', 'manager', 'x', TRUE, 0, '{now}')",
+        "INSERT INTO projects (id, name, kind, owner_id, kappa, default_budget,"
+        " evidence_model, page_size, allow_unsure, records_version, created_at)"
+        f" VALUES (1, '{name}', '{kind}', 1, 1, 0.5, 'row', 10, FALSE, 1, '{now}')",
+    ]
+
+
 def test_upgrade_from_empty_matches_the_models(database_config):
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
     with app.app_context():
@@ -54,11 +65,7 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(database_config):
         upgrade(revision="0c313306c228")
         conn = db.session.connection()
         rows = [
-            "INSERT INTO users (id, username, role, password_hash, active, failed_logins,"
-            f" created_at) VALUES (1, 'max', 'manager', 'x', TRUE, 0, '{now}')",
-            "INSERT INTO projects (id, name, kind, owner_id, kappa, default_budget,"
-            " evidence_model, page_size, allow_unsure, records_version, created_at)"
-            f" VALUES (1, 'demo', 'pairfile', 1, 1, 0.5, 'row', 10, FALSE, 1, '{now}')",
+            *_manager_and_project(now, "demo", "pairfile"),
             "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 2)",
             "INSERT INTO sources (id, project_id, label, record_count) VALUES (2, 1, 'B', 1)",
             "INSERT INTO records (id, project_id, source_id, external_id, pseudonym, position,"
@@ -111,11 +118,7 @@ def test_upgrade_counts_the_characters_of_stored_records(database_config):
         upgrade(revision="e5c1a7d3b902")
         conn = db.session.connection()
         rows = [
-            "INSERT INTO users (id, username, role, password_hash, active, failed_logins,"
-            f" created_at) VALUES (1, 'max', 'manager', 'x', TRUE, 0, '{now}')",
-            "INSERT INTO projects (id, name, kind, owner_id, kappa, default_budget,"
-            " evidence_model, page_size, allow_unsure, records_version, created_at)"
-            f" VALUES (1, 'p', 'dedupe', 1, 1, 0.5, 'row', 10, FALSE, 1, '{now}')",
+            *_manager_and_project(now, "p", "dedupe"),
             "INSERT INTO project_attributes (project_id, position, name, kind, identifying)"
             " VALUES (1, 0, 'first', 'string', TRUE), (1, 1, 'sex', 'category', TRUE),"
             " (1, 2, 'dob', 'date', TRUE), (1, 3, 'income', 'string', FALSE)",
