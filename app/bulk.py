@@ -6,9 +6,10 @@ refused row's values stay out of every error (as SQLAlchemy's ``hide_parameters`
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import chain
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +34,11 @@ __all__ = [
 #: value): the default 2 MB makes every insert into a big index of random keys (a project's
 #: unique pairs) read its pages from the file again.
 BULK_CACHE_KIB = 512 * 1024
+#: Rows per SQLite ``INSERT … VALUES (…), (…), …``: what SQLite sets up per execution is then
+#: paid once a statement, not once a row. The pairs' ``CHECK (purpose IN (…))`` builds its
+#: lookup list per execution: by one-row ``executemany`` a million pairs took ~13 µs a row,
+#: by 1,000-row statements 6.6 µs (``bench/RESULTS.md``).
+ROWS_PER_STATEMENT = 1000
 
 
 def write_rows(model, columns: tuple[str, ...], rows) -> None:
@@ -51,6 +57,10 @@ def write_rows(model, columns: tuple[str, ...], rows) -> None:
                 copy.write_row(row)
 
         _copy(connection, model, columns, feed)
+        return
+    if connection.dialect.name == "sqlite":
+        flat = list(chain.from_iterable(rows))
+        _insert_sqlite(connection, model, columns, ("?",) * len(columns), flat, len(rows))
         return
     table = model.__table__.name
     quoted = ", ".join(f'"{c}"' for c in columns)
@@ -108,9 +118,10 @@ def write_columns(model, columns: Mapping[str, object], n: int) -> None:
 
     A column is a numpy array (floats: NaN and ±inf are stored as NULL), a list or object
     array (``None`` is NULL), or one plain value for every row. No per-value Python call:
-    SQLite's tuples are zipped from ``tolist()`` columns (a value for every row is a literal
-    of the statement, not a parameter); PostgreSQL's ``COPY`` text is made by Arrow's kernels
-    (floats in their shortest round-trip form) and sent in one piece.
+    SQLite's parameters are interleaved from ``tolist()`` columns by slice assignment (a value
+    for every row is a literal of the statement, not a parameter) and sent
+    :data:`ROWS_PER_STATEMENT` rows a statement; PostgreSQL's ``COPY`` text is made by Arrow's
+    kernels (floats in their shortest round-trip form) and sent in one piece.
     """
     if not n:
         return
@@ -121,13 +132,32 @@ def write_columns(model, columns: Mapping[str, object], n: int) -> None:
         _copy(connection, model, names, lambda copy: copy.write(text))
         return
     fixed = {c: _literal(v) for c, v in columns.items() if _literal(v) is not None}
-    varying = tuple(c for c in names if c not in fixed)
-    rows = list(zip(*(_python(columns[c]) for c in varying), strict=False)) if varying else []
-    rows = rows or [()] * n  # every column a literal: n rows of no parameter
-    marks = ", ".join(fixed.get(c, "?") for c in names)
+    varying = [c for c in names if c not in fixed]
+    flat: list = [None] * (n * len(varying))
+    for j, name in enumerate(varying):  # row i's parameters are flat[i·k : (i+1)·k]
+        flat[j :: len(varying)] = _python(columns[name], n)
+    marks = tuple(fixed.get(c, "?") for c in names)
+    _insert_sqlite(connection, model, names, marks, flat, n)
+
+
+def _insert_sqlite(connection: Connection, model, names, marks, flat: list, n: int) -> None:
+    """Insert ``n`` rows into ``model``'s table on SQLite: ``marks`` is each row's value
+    expressions (``?`` or a literal), ``flat`` every row's parameters one after the other.
+    ``executemany`` of statements of :data:`ROWS_PER_STATEMENT` rows (fewer when that many
+    would pass SQLite's limit of parameters), then one of the rest."""
+    k = marks.count("?")
+    limit = connection.connection.driver_connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    per = max(1, min(ROWS_PER_STATEMENT, limit // max(k, 1)))
     quoted = ", ".join(f'"{c}"' for c in names)
-    sql = f"INSERT INTO {model.__table__.name} ({quoted}) VALUES ({marks})"
-    connection.exec_driver_sql(sql, rows)
+    row = "(" + ", ".join(marks) + ")"
+    head = f"INSERT INTO {model.__table__.name} ({quoted}) VALUES "
+    whole, rest = divmod(n, per)
+    if whole:
+        size = per * k
+        batches = [tuple(flat[i * size : (i + 1) * size]) for i in range(whole)]
+        connection.exec_driver_sql(head + ", ".join([row] * per), batches)
+    if rest:
+        connection.exec_driver_sql(head + ", ".join([row] * rest), tuple(flat[whole * per * k :]))
 
 
 def _literal(value) -> str | None:
@@ -142,15 +172,15 @@ def _literal(value) -> str | None:
     return None
 
 
-def _python(column):
-    """A column as something to zip: a list of Python values, or one value repeated."""
+def _python(column, n: int) -> list:
+    """A column as a list of ``n`` Python values (one value: repeated)."""
     if isinstance(column, np.ndarray):
         if column.dtype.kind == "f":
             return np.where(np.isfinite(column), column, None).tolist()
         return column.tolist()
     if isinstance(column, list | tuple):
-        return column
-    return repeat(column)
+        return list(column)
+    return [column] * n
 
 
 def _copy_text(columns: list, n: int) -> memoryview:

@@ -6,6 +6,7 @@ alike)."""
 from __future__ import annotations
 
 import math
+import sqlite3
 
 import numpy as np
 import pyarrow as pa
@@ -178,3 +179,54 @@ def test_a_value_for_every_row_is_stored_as_given(app):
             select(Pair.record_b_id, Pair.rule, Pair.block, Pair.match_probability, Pair.round)
         ).all()
     assert [tuple(r) for r in rows] == [(ids[N], "it's; --", None, 0.25, 3)] * 3
+
+
+@pytest.mark.parametrize("per, limit", [(3, None), (1000, 9), (1, None)])
+def test_rows_span_statements_as_one_insert_would(app, monkeypatch, per, limit):
+    """SQLite's rows go ``ROWS_PER_STATEMENT`` to a statement (fewer when SQLite's parameter
+    limit says so), then one statement of the rest: every row stored once, in order."""
+    names = ("project_id", "record_a_id", "record_b_id", "external_id", "rule",
+             "match_probability", "purpose", "round", "model_decision")  # fmt: skip
+    monkeypatch.setattr("app.bulk.ROWS_PER_STATEMENT", per)
+    with app.app_context():
+        project = create_project(_spec(), make_user("max", "manager"))
+        db.session.flush()
+        connection = db.session.connection()
+        if connection.dialect.name != "sqlite":
+            pytest.skip("PostgreSQL writes by COPY")
+        ids = db.session.scalars(select(Record.id).order_by(Record.id)).all()
+        n = len(RULES)
+        a, b = np.array(ids[:n]), np.array(ids[N : N + n])
+        p = np.array([0.1, np.nan, 1 / 3, np.inf, 1e-300, 0.5, -0.0])
+        scores = [v if math.isfinite(v) else None for v in p.tolist()]
+        rows = [
+            (project.id, int(x), int(y), str(i), r, v, "band", 1, None)
+            for i, (x, y, r, v) in enumerate(zip(a, b, RULES, scores, strict=True))
+        ]
+        raw = connection.connection.driver_connection
+        before = raw.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit or 32766)
+        try:
+            write_rows(Pair, names, rows)
+            _write_both(project.id, a, b, p, n)
+        finally:
+            raw.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, before)
+        query = select(*(getattr(Pair, c) for c in names)).order_by(Pair.id)
+        first = db.session.execute(query.where(Pair.round == 1)).all()
+        second = db.session.execute(query.where(Pair.round == 2)).all()
+        third = db.session.execute(query.where(Pair.round == 3)).all()
+    assert [tuple(r) for r in first] == rows
+    assert [(*r[:3], r[3][1:], *r[4:7], 1, r[8]) for r in second] == rows
+    assert [tuple(r)[6:] for r in third] == [("model", 3, "match")]
+
+
+def _write_both(project_id: int, a, b, p, n: int) -> None:
+    """Round 2: the rows of round 1 by columns; round 3: one row of literals only."""
+    columns = {"project_id": project_id, "record_a_id": a, "record_b_id": b,
+               "external_id": [f"c{i}" for i in range(n)], "rule": RULES,
+               "match_probability": p, "purpose": "band", "round": 2,
+               "model_decision": None}  # fmt: skip
+    write_columns(Pair, columns, n)
+    shared = {"project_id": project_id, "record_a_id": int(a[0]), "record_b_id": int(b[0]),
+              "external_id": "x", "purpose": "model", "round": 3,
+              "model_decision": "match"}  # fmt: skip
+    write_columns(Pair, shared, 1)
