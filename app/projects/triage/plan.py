@@ -160,8 +160,10 @@ def triage(probability: np.ndarray, weight: np.ndarray, settings: TriageSettings
     drawn, strata = calibration_sample(weight, settings.calibration, settings.seed, settings.bins)
     chosen = np.zeros(len(score), dtype=bool)
     chosen[drawn] = True
-    purpose = np.where(chosen, CALIBRATION, np.where(inside, BAND, MODEL)).astype(object)
-    decision = np.where(above, MATCH, np.where(below, NON_MATCH, None)).astype(object)
+    # object arrays made by indexing three shared values: no string built per pair
+    which = np.where(chosen, 2, inside.view(np.int8))
+    purpose = np.array([MODEL, BAND, CALIBRATION], object)[which]
+    decision = np.array([None, MATCH, NON_MATCH], object)[above.view(np.int8) + 2 * below]
     reviewed = np.flatnonzero(chosen | inside)
     if settings.order == "uncertainty":
         reviewed = reviewed[np.argsort(np.abs(_finite(weight[reviewed])), kind="stable")]

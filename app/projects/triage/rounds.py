@@ -145,7 +145,7 @@ def add_scored_round(
         raise ScoredPairsError(["no new pair: the project has every one of them already"])
     new = NewPairs(
         resolved.a, resolved.b, scored.match_probability[rows], scored.match_weight[rows],
-        None if scored.match_key is None else [scored.match_key[i] for i in rows.tolist()],
+        None if scored.match_key is None else np.asarray(scored.match_key, object)[rows],
     )  # fmt: skip
     number = next_round(project)
     unscored = bool(np.isnan(new.probability).all())

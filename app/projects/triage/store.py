@@ -29,7 +29,7 @@ class NewPairs:
     b: np.ndarray
     probability: np.ndarray
     weight: np.ndarray
-    rule: list[str | None] | None = None
+    rule: np.ndarray | list[str | None] | None = None
     purpose: np.ndarray | None = None
     decision: np.ndarray | None = None
     order: np.ndarray | None = None
