@@ -14,7 +14,7 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Round, User
 from app.projects.lifecycle import ProjectSpecError
-from app.projects.lifecycle.service import create_project_checked
+from app.projects.lifecycle.create import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
