@@ -35,14 +35,12 @@ from app.projects.importing.uploads import Staged
 from app.projects.lifecycle.bulk import insert_columns
 from app.projects.lifecycle.spec import AttributeSpec, parse_attributes, project_settings
 from app.projects.reading.csvio import CsvImportError, Preview, preview
+from app.projects.reading.mapping import ColumnMapping
 from app.projects.reading.pairfile import (
     NOT_ATTRIBUTES,
     PAIRFILE_ATTRIBUTES,
 )
-from app.projects.reading.records import (
-    ColumnMapping,
-    stream_batches,
-)
+from app.projects.reading.records import stream_batches
 from app.review.grid import store_indexes
 
 __all__ = [
