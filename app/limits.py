@@ -5,7 +5,7 @@ the values of one record together (``config.py``). Every entry path asks this mo
 browser's upload and the command line's (the same staging, before the mapping page is
 drawn), the check of every row of a CSV or pair file, the JSON API's project description,
 the admins' trajectory, linkage-output and truth-file uploads, and the project schema itself
-(:func:`app.projects.lifecycle.service.parse_attributes`). Pure: the caller passes its
+(:func:`app.projects.lifecycle.spec.parse_attributes`). Pure: the caller passes its
 config (:meth:`Limits.of`). A message names the count and the limit, never a value; the
 caller adds the file, line and column.
 """

@@ -22,7 +22,7 @@ from app.projects.importing.service import (
     start_import,
 )
 from app.projects.importing.uploads import Staged, discard, load
-from app.projects.lifecycle.service import delete_project
+from app.projects.lifecycle import delete_project
 
 
 def main_path(staged: Staged, plan: dict, owner: User) -> int:

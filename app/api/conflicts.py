@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
+from app.api.openapi.manage import CONFLICTS, POLICY_BODY, RESOLVE_BODY, refer, resolution_reveal
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -76,7 +77,7 @@ def _item_json(item) -> dict:
 @roles_required("manager", "admin")
 @documented(
     "The conflicts queue of a project (filtered by state or reviewer; paged on request)",
-    ok=schemas.CONFLICTS,
+    ok=CONFLICTS,
     query=QUERY,
 )
 def conflicts_view(project_id: int):
@@ -146,7 +147,7 @@ def _done(action, *, reveal: bool = False):
 
 @bp.post(f"{BASE}/policy")
 @roles_required("manager")
-@documented("Set the conflict policy", body=schemas.POLICY_BODY, ok=schemas.OK)
+@documented("Set the conflict policy", body=POLICY_BODY, ok=schemas.OK)
 def conflict_policy_view(project_id: int):
     """``{"policy": "manager" | "reviewer", "resolver_budget": 0.05}``."""
     project, body = changeable_project(project_id), json_body()
@@ -160,7 +161,7 @@ def conflict_policy_view(project_id: int):
 
 @bp.post(f"{BASE}/<int:pair_id>/refer")
 @roles_required("manager")
-@documented("Refer a conflict to a worker", body=schemas.refer, ok=schemas.OK)
+@documented("Refer a conflict to a worker", body=refer, ok=schemas.OK)
 def conflict_refer_view(project_id: int, pair_id: int):
     """``{"worker": "wil", "budget": 0.2}`` (budget only used for a new assignment)."""
     project, body = changeable_project(project_id), json_body()
@@ -174,7 +175,7 @@ def conflict_refer_view(project_id: int, pair_id: int):
 
 @bp.post(f"{BASE}/<int:pair_id>/resolve")
 @roles_required("manager", "admin")
-@documented("Resolve a conflict", body=schemas.RESOLVE_BODY, ok=schemas.OK)
+@documented("Resolve a conflict", body=RESOLVE_BODY, ok=schemas.OK)
 def conflict_resolve_view(project_id: int, pair_id: int):
     """``{"decision": "same" | "different", "confidence": "high" | "medium" | "low"}``."""
     project, body = changeable_project(project_id), json_body()
@@ -189,7 +190,7 @@ def conflict_resolve_view(project_id: int, pair_id: int):
 @roles_required("manager", "admin")
 @documented(
     "Reveal a cell to resolve a conflict (budgeted)",
-    body=schemas.resolution_reveal,
+    body=resolution_reveal,
     ok=schemas.REVEALED,
     errors=(409,),
 )

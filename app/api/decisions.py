@@ -6,7 +6,16 @@ from flask import abort, jsonify, request
 from flask_login import current_user
 
 from app.api.blueprint import bp
-from app.api.openapi import documented, schemas
+from app.api.openapi import documented
+from app.api.openapi.review import (
+    CLEAR_BODY,
+    DECISION_BODY,
+    DECISION_CLEARED,
+    DECISION_SAVED,
+    DECISIONS,
+    PAGE_SUBMITTED,
+    SUBMIT_BODY,
+)
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
@@ -48,7 +57,7 @@ def summary(assignment_id: int, found=None) -> dict:
 
 @bp.get("/assignments/<int:assignment_id>/decisions")
 @roles_required("worker")
-@documented("The caller's answers and progress", ok=schemas.DECISIONS)
+@documented("The caller's answers and progress", ok=DECISIONS)
 def list_decisions(assignment_id: int):
     assignment = worker_assignment(assignment_id)
     answers = {
@@ -68,8 +77,8 @@ def list_decisions(assignment_id: int):
 @roles_required("worker")
 @documented(
     "Save a decision",
-    body=schemas.DECISION_BODY,
-    ok=schemas.DECISION_SAVED,
+    body=DECISION_BODY,
+    ok=DECISION_SAVED,
     status=201,
     errors=(409,),
 )
@@ -113,8 +122,8 @@ def changed(exc: AnswerChanged):
 @roles_required("worker")
 @documented(
     "Clear an answer (the pair is unanswered again)",
-    body=schemas.CLEAR_BODY,
-    ok=schemas.DECISION_CLEARED,
+    body=CLEAR_BODY,
+    ok=DECISION_CLEARED,
     status=201,
     errors=(409,),
 )
@@ -143,8 +152,8 @@ def clear_decision(assignment_id: int):
 @roles_required("worker")
 @documented(
     "Submit a page",
-    body=schemas.SUBMIT_BODY,
-    ok=schemas.PAGE_SUBMITTED,
+    body=SUBMIT_BODY,
+    ok=PAGE_SUBMITTED,
     body_required=False,
 )
 def submit_page_view(assignment_id: int, page: int):

@@ -8,7 +8,7 @@ NUL (PostgreSQL text cannot hold one) and none is longer than ``MAX_VALUE_CHARS`
 place (``body.records[3].name``), never the value. Form fields and query strings are refused
 with a NUL in them, and ``<int:...>`` path segments beyond an id column's range (31 bits) are a 404.
 Per-field limits (a name's length, a record's size) are in the route's schema
-(:mod:`app.api.openapi.schemas`), checked by :func:`app.api.openapi.documented`.
+(:mod:`app.api.openapi.schemas` and its siblings), checked by :func:`app.api.openapi.documented`.
 """
 
 from __future__ import annotations

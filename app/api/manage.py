@@ -6,7 +6,8 @@ from flask import abort, jsonify, request
 from flask_login import current_user
 
 from app.api.blueprint import bp
-from app.api.openapi import documented, schemas
+from app.api.openapi import documented
+from app.api.openapi.manage import BLOCKING, BUDGET_BODY, BUDGET_CHANGED, PROGRESS, blocking
 from app.api.openapi.release import CONFIRM_BODY, RELEASE_QUERY, RELEASE_RISK
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
@@ -39,7 +40,7 @@ def export_view(project_id: int, kind: str):
 
 @bp.post("/projects/<int:project_id>/blocking")
 @roles_required("manager")
-@documented("Preview or create pairs by blocking", body=schemas.blocking, ok=schemas.BLOCKING)
+@documented("Preview or create pairs by blocking", body=blocking, ok=BLOCKING)
 def blocking_view(project_id: int):
     """``{"rules": [...], "create": false}``: the counts, or (``create``) make the pairs."""
     project = changeable_project(project_id)
@@ -61,7 +62,7 @@ def blocking_view(project_id: int):
 
 @bp.post("/projects/<int:project_id>/assignments/<int:assignment_id>/budget")
 @roles_required("manager")
-@documented("Change a worker's budget", body=schemas.BUDGET_BODY, ok=schemas.BUDGET_CHANGED)
+@documented("Change a worker's budget", body=BUDGET_BODY, ok=BUDGET_CHANGED)
 def budget_view(project_id: int, assignment_id: int):
     """``{"budget": 0.3}``: change a worker's KAPR budget (recorded)."""
     project = changeable_project(project_id)
@@ -79,7 +80,7 @@ def budget_view(project_id: int, assignment_id: int):
 
 @bp.get("/projects/<int:project_id>/progress")
 @roles_required("manager", "admin")
-@documented("A project's progress and agreement", ok=schemas.PROGRESS)
+@documented("A project's progress and agreement", ok=PROGRESS)
 def progress_view(project_id: int):
     progress = project_progress(owned_project(project_id))
     agreement = progress.agreement

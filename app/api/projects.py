@@ -10,11 +10,12 @@ from app.analytics.utility import TruthError, resolve_truth, risk_utility
 from app.api.blueprint import bp
 from app.api.inputs import check_record_sizes
 from app.api.openapi import documented, schemas
+from app.api.openapi.projects import PROJECT_CREATED, assignment_spec, project_spec
 from app.auth.decorators import roles_required
 from app.extensions import db
 from app.models import Round, User
 from app.projects.lifecycle import ProjectSpecError
-from app.projects.lifecycle.service import create_project_checked
+from app.projects.lifecycle.create import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
@@ -54,7 +55,7 @@ def list_projects_view():
 
 @bp.post("/projects")
 @roles_required("manager")
-@documented("Create a project", body=schemas.project_spec, ok=schemas.PROJECT_CREATED, status=201)
+@documented("Create a project", body=project_spec, ok=PROJECT_CREATED, status=201)
 def create_project_view():
     """Create a project; a refusal lists its first problems and counts them all (``total``)."""
     body = json_body()
@@ -77,9 +78,7 @@ def create_project_view():
 
 @bp.post("/projects/<int:project_id>/assignments")
 @roles_required("manager")
-@documented(
-    "Assign pairs to a worker", body=schemas.assignment_spec, ok=schemas.CREATED, status=201
-)
+@documented("Assign pairs to a worker", body=assignment_spec, ok=schemas.CREATED, status=201)
 def create_assignment_view(project_id: int):
     project = changeable_project(project_id)
     body = json_body()

@@ -7,6 +7,8 @@ from flask_login import current_user
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
+from app.api.openapi.review import PAGE
+from app.api.openapi.review import reveal as reveal_body
 from app.auth import throttle
 from app.auth.decorators import roles_required
 from app.database import reads_first
@@ -27,7 +29,7 @@ def own_assignment(assignment_id: int) -> Assignment:
 
 @bp.get("/assignments/<int:assignment_id>")
 @roles_required("worker")
-@documented("One page of an assignment", ok=schemas.PAGE, query=schemas.PAGE_QUERY)
+@documented("One page of an assignment", ok=PAGE, query=schemas.PAGE_QUERY)
 def assignment_page(assignment_id: int):
     ctx = services.Context.of(own_assignment(assignment_id))
     page = request.args.get("page", 1, type=int)
@@ -41,7 +43,7 @@ def assignment_page(assignment_id: int):
 @bp.post("/assignments/<int:assignment_id>/reveal")
 @roles_required("worker")
 @reads_first  # reads and prices without the write lock; reveal_cell takes it to write
-@documented("Reveal one cell (budgeted)", body=schemas.reveal, ok=schemas.REVEALED, errors=(409,))
+@documented("Reveal one cell (budgeted)", body=reveal_body, ok=schemas.REVEALED, errors=(409,))
 def reveal(assignment_id: int):
     body = request.get_json(silent=True)
     if not isinstance(body, dict):

@@ -71,7 +71,7 @@ class VaultRecord(db.Model):
     """Sensitive attributes of one record, in the separate ``vault`` bind.
 
     Keyed by the pseudonym only; there is no foreign key across databases, so deleting a
-    project deletes its vault rows explicitly (``projects.lifecycle.service.delete_project``).
+    project deletes its vault rows explicitly (``projects.lifecycle.delete.delete_project``).
     Only the de-identified export reads this table.
     """
 

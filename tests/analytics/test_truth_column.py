@@ -11,7 +11,8 @@ from app.analytics.utility import TruthError, default_truth_column, resolve_trut
 from app.core.disclosure import CLUSTER_COLUMNS
 from app.demo import PAPER_EXAMPLE
 from app.projects.importing import default_role
-from app.projects.lifecycle.service import ProjectSpecError, parse_attributes
+from app.projects.lifecycle import ProjectSpecError
+from app.projects.lifecycle.spec import parse_attributes
 from app.projects.views.forms import FormError, parse_columns
 from tests.factories import make_user, paper_project
 

@@ -4,7 +4,7 @@ A view joins the document with :func:`documented`, under its route and role deco
 
     @bp.post("/projects/<int:project_id>/budget")
     @roles_required("manager")
-    @documented("Change a budget", body=schemas.BUDGET, ok=schemas.BUDGET_CHANGED)
+    @documented("Change a budget", body=BUDGET_BODY, ok=BUDGET_CHANGED)
     def budget_view(project_id): ...
 
 The path, method and path parameters come from ``app.url_map``; the decorator adds the

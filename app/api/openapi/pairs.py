@@ -1,13 +1,14 @@
 """JSON Schemas of the pairs routes (``app/api/pairs.py``): rounds, the pairs listing and its
 query, the predictions upload's query (docs/triage.md). Pairs and triage themselves are in
-:mod:`app.api.openapi.schemas`, beside the project description that takes them."""
+:mod:`app.api.openapi.projects`, beside the project description that takes them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from app.api.openapi.schemas import ID, OBJECT, TRIAGE, pairs
+from app.api.openapi.projects import TRIAGE, pairs
+from app.api.openapi.schemas import ID, OBJECT
 
 
 def round_spec(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """A safe grammar for the SQL of Splink settings: parse, check, write again (per dialect)."""
 
 from app.core.sqlexpr.emit import DIALECTS, emit, text
+from app.core.sqlexpr.errors import SqlError
 from app.core.sqlexpr.functions import BLOCKING_FUNCTIONS, FUNCTIONS
 from app.core.sqlexpr.nodes import (
     Between,
@@ -16,7 +17,8 @@ from app.core.sqlexpr.nodes import (
     Unary,
     walk,
 )
-from app.core.sqlexpr.parse import SqlError, check_regex, parse
+from app.core.sqlexpr.parse import parse
+from app.core.sqlexpr.regex import check_regex
 
 __all__ = [
     "BLOCKING_FUNCTIONS",

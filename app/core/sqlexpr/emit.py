@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from app.core.sqlexpr.errors import SqlError
 from app.core.sqlexpr.functions import FUNCTIONS
 from app.core.sqlexpr.nodes import (
     Between,
@@ -26,7 +27,6 @@ from app.core.sqlexpr.nodes import (
     Node,
     Unary,
 )
-from app.core.sqlexpr.parse import SqlError
 
 __all__ = ["DIALECTS", "emit", "text"]
 

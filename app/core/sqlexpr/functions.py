@@ -10,7 +10,12 @@ registers in Spark (``jaro_winkler``, ``jaro_sim``, ``damerau_levenshtein``, ``j
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from app.core.sqlexpr.errors import SqlError
+from app.core.sqlexpr.nodes import Literal, Node
+from app.core.sqlexpr.regex import check_regex
 
 __all__ = ["ALIASES", "BLOCKING_FUNCTIONS", "FUNCTIONS", "Fn"]
 
@@ -24,6 +29,24 @@ class Fn:
     spark: str | None = ""  # "" = the same name
     literal: tuple[int, ...] = ()  # argument positions that must be string literals
     regex: int | None = None  # the argument position holding a regular expression
+
+    def check_args(self, name: str, args: Sequence[Node], pos: int) -> None:
+        """Refuse a call of ``name`` at ``pos`` whose arguments this function does not take."""
+        if not self.low <= len(args) <= self.high:
+            wanted = self.low if self.low == self.high else f"{self.low} to {self.high}"
+            raise SqlError(f"at character {pos}: {name} takes {wanted} argument(s)")
+        for k in self.literal:
+            if k < len(args) and not (
+                isinstance(args[k], Literal) and isinstance(args[k].value, str)
+            ):
+                raise SqlError(
+                    f"at character {pos}: argument {k + 1} of {name} must be a string literal"
+                )
+        if self.regex is not None and self.regex < len(args):
+            try:
+                check_regex(args[self.regex].value)
+            except SqlError as exc:
+                raise SqlError(f"at character {pos}: {exc}") from None
 
 
 FUNCTIONS: dict[str, Fn] = {

@@ -20,16 +20,17 @@ The grammar is a small part of SQL, read by recursive descent (nothing is evalua
 A column is ``l.name`` / ``r.name`` (``prefixed``: blocking rules), ``name_l`` / ``name_r``
 (``suffixed``: comparison levels, which also take the prefixed form) or ``name`` (``bare``:
 the arguments of ``block_on``); a name may be quoted with ``"`` or a backtick and must be
-one of the caller's attributes. Functions come from a table (:mod:`.functions`) with their
-arity. Sizes are bounded (text, nesting, nodes, literal length). Errors say where (the
-character offset) and what kind of token, never a string literal's content.
+one of the caller's attributes. Functions come from a table (:mod:`.functions`) that also
+checks their arguments; tokens come from :mod:`.tokens`. Sizes are bounded (text, nesting,
+nodes, literal length). Errors say where (the character offset) and what kind of token,
+never a string literal's content.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 
+from app.core.sqlexpr.errors import SqlError
 from app.core.sqlexpr.functions import ALIASES, FUNCTIONS, Fn
 from app.core.sqlexpr.nodes import (
     CAST_TYPES,
@@ -45,14 +46,14 @@ from app.core.sqlexpr.nodes import (
     Node,
     Unary,
 )
+from app.core.sqlexpr.tokens import TokenCursor, describe, tokenize, unquote
 
-__all__ = ["MAX_TEXT", "SqlError", "check_regex", "parse"]
+__all__ = ["MAX_TEXT", "parse"]
 
 MAX_TEXT = 4_000
 MAX_DEPTH = 40
 MAX_NODES = 400
 MAX_LITERAL = 200
-MAX_REGEX = 200
 STYLES = ("prefixed", "suffixed", "bare")
 _TYPE_NAMES = {
     **{t: t for t in CAST_TYPES},
@@ -61,30 +62,12 @@ _TYPE_NAMES = {
     "INT": "INTEGER",
     "REAL": "FLOAT",
 }
-_KEYWORDS = {
-    "AND", "OR", "NOT", "IS", "NULL", "TRUE", "FALSE", "IN", "BETWEEN", "CASE", "WHEN",
-    "THEN", "ELSE", "END", "CAST", "TRY_CAST", "AS",
-}  # fmt: skip
 #: Statement words: refused by name, so a refusal says why (an expression reads one pair).
 _STATEMENTS = {
     "SELECT", "FROM", "WITH", "COPY", "ATTACH", "DETACH", "PRAGMA", "INSTALL", "LOAD", "CREATE",
     "DROP", "ALTER", "INSERT", "UPDATE", "DELETE", "SET", "RESET", "CALL", "EXPORT", "IMPORT",
     "EXECUTE", "PREPARE", "USE", "VACUUM", "CHECKPOINT",
 }  # fmt: skip
-_TOKEN = re.compile(
-    r"""(?P<space>\s+)
-      | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
-      | (?P<string>'(?:[^']|'')*')
-      | (?P<quoted>"(?:[^"]|"")+"|`(?:[^`]|``)+`)
-      | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-      | (?P<op><>|!=|<=|>=|==|\|\||[=<>+\-*/%(),.])
-    """,
-    re.VERBOSE,
-)
-
-
-class SqlError(ValueError):
-    """The expression is not in the grammar, or names something not allowed."""
 
 
 def parse(
@@ -101,72 +84,20 @@ def parse(
         raise SqlError("an expression must be a string")
     if len(text) > MAX_TEXT:
         raise SqlError(f"an expression has at most {MAX_TEXT:,} characters")
-    parser = _Parser(_tokens(text), set(attributes), style, functions)
+    parser = _Parser(tokenize(text), set(attributes), style, functions)
     node = parser.expr()
     if parser.peek() is not None:
-        raise SqlError(f"at character {parser.peek()[2]}: unexpected {_kind(parser.peek())}")
+        raise SqlError(f"at character {parser.peek()[2]}: unexpected {describe(parser.peek())}")
     return node
 
 
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    out, pos = [], 0
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        if match is None:
-            raise SqlError(f"at character {pos}: a character outside the grammar")
-        kind = match.lastgroup
-        if kind != "space":
-            value = match.group()
-            if kind == "name" and value.upper() in _KEYWORDS:
-                kind, value = "keyword", value.upper()
-            out.append((kind, value, pos))
-        pos = match.end()
-    return out
-
-
-def _kind(token: tuple[str, str, int]) -> str:
-    kind, value, _ = token
-    if kind in ("op", "keyword"):
-        return repr(value)
-    return {"string": "string", "number": "number"}.get(kind, f"name {_unquote(value)!r}")
-
-
-def _unquote(value: str) -> str:
-    if value[0] in '"`':
-        return value[1:-1].replace(value[0] * 2, value[0])
-    return value
-
-
-class _Parser:
+class _Parser(TokenCursor):
     def __init__(self, tokens, attributes: set[str], style: str, functions) -> None:
-        self.tokens, self.i = tokens, 0
+        super().__init__(tokens)
         self.attributes, self.style, self.functions = attributes, style, functions
         self.depth = self.nodes = 0
 
-    # -- tokens ---------------------------------------------------------------------------
-    def peek(self, ahead: int = 0):
-        j = self.i + ahead
-        return self.tokens[j] if j < len(self.tokens) else None
-
-    def at(self, *values: str) -> bool:
-        token = self.peek()
-        return token is not None and token[0] in ("op", "keyword") and token[1] in values
-
-    def take(self):
-        token = self.peek()
-        if token is None:
-            raise SqlError("the expression ends too early")
-        self.i += 1
-        return token
-
-    def expect(self, value: str) -> None:
-        token = self.peek()
-        if not self.at(value):
-            where = f"at character {token[2]}: " if token else "at the end: "
-            found = _kind(token) if token else "the end"
-            raise SqlError(f"{where}expected {value!r}, found {found}")
-        self.i += 1
-
+    # -- limits ---------------------------------------------------------------------------
     def node(self, node: Node) -> Node:
         self.nodes += 1
         if self.nodes > MAX_NODES:
@@ -294,8 +225,8 @@ class _Parser:
         if kind in ("name", "quoted"):
             if kind == "name" and self.at("("):
                 return self.call(value, pos)
-            return self.column(_unquote(value), pos)
-        raise SqlError(f"at character {pos}: unexpected {_kind((kind, value, pos))}")
+            return self.column(unquote(value), pos)
+        raise SqlError(f"at character {pos}: unexpected {describe((kind, value, pos))}")
 
     def keyword(self, value: str, pos: int) -> Node:
         if value in ("TRUE", "FALSE"):
@@ -342,21 +273,7 @@ class _Parser:
                 self.take()
                 args.append(self.expr())
         self.expect(")")
-        if not fn.low <= len(args) <= fn.high:
-            wanted = fn.low if fn.low == fn.high else f"{fn.low} to {fn.high}"
-            raise SqlError(f"at character {pos}: {canonical} takes {wanted} argument(s)")
-        for k in fn.literal:
-            if k < len(args) and not (
-                isinstance(args[k], Literal) and isinstance(args[k].value, str)
-            ):
-                raise SqlError(
-                    f"at character {pos}: argument {k + 1} of {canonical} must be a string literal"
-                )
-        if fn.regex is not None and fn.regex < len(args):
-            try:
-                check_regex(args[fn.regex].value)
-            except SqlError as exc:
-                raise SqlError(f"at character {pos}: {exc}") from None
+        fn.check_args(canonical, args, pos)
         return self.node(Func(canonical, tuple(args)))
 
     def column(self, name: str, pos: int) -> Node:
@@ -365,7 +282,7 @@ class _Parser:
             kind, value, where = self.take()
             if kind not in ("name", "quoted"):
                 raise SqlError(f"at character {where}: a column name after {name}.")
-            return self.attribute(name, _unquote(value), where, prefixed=True)
+            return self.attribute(name, unquote(value), where, prefixed=True)
         if self.style == "bare":
             return self.attribute("", name, pos, prefixed=False)
         if self.style == "suffixed" and name[-2:] in ("_l", "_r"):
@@ -379,26 +296,3 @@ class _Parser:
         if name not in self.attributes:
             raise SqlError(f"at character {pos}: unknown attribute {name!r}")
         return self.node(Column(side, name))
-
-
-_QUANTIFIED_GROUP = re.compile(r"\)(?:[*+]|\{\d*,)")
-
-
-def check_regex(pattern: str) -> None:
-    """Refuse a regular expression that a backtracking engine could take exponential time on.
-
-    DuckDB uses RE2 (linear time); Spark uses Java's backtracking engine, so a pattern is
-    kept to what cannot blow up there: bounded length, no back-reference, and no group
-    repeated without bound (``(…)*``, ``(…)+``, ``(…){n,}``) — where nested repetition and
-    ambiguous alternation, the causes of catastrophic backtracking, live.
-    """
-    if len(pattern) > MAX_REGEX:
-        raise SqlError(f"a regular expression has at most {MAX_REGEX} characters")
-    if re.search(r"\\[1-9]|\\k<", pattern):
-        raise SqlError("a regular expression may not use back-references")
-    if _QUANTIFIED_GROUP.search(pattern):
-        raise SqlError("a regular expression may not repeat a group without bound")
-    try:
-        re.compile(pattern)
-    except re.error:
-        raise SqlError("not a valid regular expression") from None

@@ -33,7 +33,7 @@ from app.jobs.recovery import owner_id as importer_id
 from app.models import Job, Project, ProjectState
 from app.models.base import utcnow
 from app.projects.importing.uploads import _TOKEN, _root
-from app.projects.lifecycle.service import delete_project
+from app.projects.lifecycle import delete_project
 
 __all__ = ["importer_id", "reconcile_at_start", "reconcile_imports", "remove_import_of"]
 

@@ -33,20 +33,14 @@ from app.projects.importing.pairfiles import import_pairfile, new_source, store_
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
 from app.projects.lifecycle.bulk import insert_columns
-from app.projects.lifecycle.service import (
-    AttributeSpec,
-    _settings,
-    parse_attributes,
-)
+from app.projects.lifecycle.spec import AttributeSpec, parse_attributes, project_settings
 from app.projects.reading.csvio import CsvImportError, Preview, preview
+from app.projects.reading.mapping import ColumnMapping
 from app.projects.reading.pairfile import (
     NOT_ATTRIBUTES,
     PAIRFILE_ATTRIBUTES,
 )
-from app.projects.reading.records import (
-    ColumnMapping,
-    stream_batches,
-)
+from app.projects.reading.records import stream_batches
 from app.review.grid import store_indexes
 
 __all__ = [
@@ -156,7 +150,7 @@ def import_checked(
 def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = None) -> Project:
     """Create the project, ``importing``, and its schema (no records yet); flush."""
     attributes = _attributes(plan, plan["header"])
-    settings = _settings(plan["settings"])
+    settings = project_settings(plan["settings"])
     project = Project(
         name=staged.meta["name"], kind=staged.kind, owner_id=owner.id, **settings,
         state=ProjectState.IMPORTING.value, import_owner=importer_id(),

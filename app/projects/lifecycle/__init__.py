@@ -1,5 +1,11 @@
-"""A project's life: create one (schema, pseudonymised records, vault, pairs) and delete it."""
+"""A project's life: create one (schema, pseudonymised records, vault, pairs) and delete it.
 
-from app.projects.lifecycle.service import ProjectSpecError, create_project, delete_project
+``spec`` checks a project description, ``create`` writes it, ``delete`` removes it;
+``records`` prepares record rows, ``bulk`` writes them, ``frequencies`` stores name counts.
+"""
+
+from app.projects.lifecycle.create import create_project
+from app.projects.lifecycle.delete import delete_project
+from app.projects.lifecycle.spec import ProjectSpecError
 
 __all__ = ["ProjectSpecError", "create_project", "delete_project"]

@@ -29,7 +29,17 @@ from app.core.disclosure import AttributeType, column_characters
 from app.extensions import db
 from app.models import ProjectAttribute, Record, VaultRecord
 
-__all__ = ["insert_columns", "insert_records", "json_columns", "json_rows", "new_pseudonyms"]
+__all__ = [
+    "CHUNK",
+    "insert_columns",
+    "insert_record_rows",
+    "insert_records",
+    "json_columns",
+    "json_rows",
+    "new_pseudonyms",
+]
+
+CHUNK = 5_000  # rows a statement writes (records here, pairs in create.py and pair files)
 
 
 _RECORD_COLUMNS = (
@@ -59,6 +69,34 @@ def insert_records(
     columns = {name: [row.get(name) for row in identifying] for name in kinds}
     chars = _characters(columns, kinds, len(external_ids))
     _insert(project_id, source_id, external_ids, json_rows(identifying), chars, hidden, offset)
+
+
+def insert_record_rows(
+    project_id, source_id, rows, attributes, *, offset: int = 0, with_ids: bool = True
+) -> dict[str, int]:
+    """Insert records and their vault rows in chunks; return external id → record id.
+
+    ``offset`` is the position of the first row (a file imported chunk by chunk); with
+    ``with_ids=False`` the (source-wide) id map is not read back and ``{}`` is returned.
+    """
+    has_sensitive = any(not a.identifying for a in attributes)
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        insert_records(
+            project_id,
+            source_id,
+            [row["id"] for row in chunk],
+            [row["identifying"] for row in chunk],
+            [row["sensitive"] for row in chunk] if has_sensitive else None,
+            offset=offset + start,
+        )
+    if not with_ids:
+        return {}
+    return dict(
+        db.session.execute(
+            select(Record.external_id, Record.id).where(Record.source_id == source_id)
+        ).all()
+    )
 
 
 def insert_columns(

@@ -164,8 +164,8 @@ def scan_batches(
     empty; lines, ids and problems are the same. ``named``: the columns were named by the
     manager (a file without a header row), which the messages say.
 
-    ``mapping`` is a :class:`~app.projects.reading.records.ColumnMapping` (not imported:
-    that module imports this one); ``at`` maps each mapped column to its field index.
+    ``mapping`` is a :class:`~app.projects.reading.mapping.ColumnMapping`; ``at`` maps each
+    mapped column to its field index.
     ``limits`` (:class:`app.limits.Limits`) bounds a record's mapped values together.
     """
     seen: dict[tuple[str | None, str], int] = {}

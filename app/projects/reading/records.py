@@ -4,7 +4,8 @@ An import either succeeds whole or changes nothing, so reading takes two passes 
 file: :func:`validate_file` checks every row (collecting up to ``max_errors`` problems with
 their line numbers) and :func:`read_records` streams the records in chunks only after that.
 Neither pass holds the file in memory; only the set of ids seen so far is kept (to find
-duplicates). Bytes → rows is :mod:`app.projects.reading.csvio`.
+duplicates). Bytes → rows is :mod:`app.projects.reading.csvio`; which column is what,
+:mod:`app.projects.reading.mapping`.
 
 MINDFIRL's demo files (``tests/data/mindfirl``): ``dev_file1.csv`` repeats ids 1, 2, 5
 and 7, and ``dev_file2.csv`` repeats them too; its second ID-5 row has 11 fields. By default
@@ -19,11 +20,10 @@ can tell a shifted row from a legitimate one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.disclosure import AttributeType, date_format
 from app.limits import Limits
 from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
 from app.projects.reading.csvio import (
@@ -34,13 +34,12 @@ from app.projects.reading.csvio import (
     header_row,
     open_rows,
 )
+from app.projects.reading.mapping import ColumnMapping
 
 __all__ = [
     "MAX_ID_LENGTH",
     "Batch",
-    "ColumnMapping",
     "DuplicatePolicy",
-    "InvalidDates",
     "Record",
     "ValidationReport",
     "read_records",
@@ -52,57 +51,6 @@ __all__ = [
 BATCH_SIZE = 20_000
 
 DuplicatePolicy = Literal["error", "keep_first"]
-#: What an identifying date that cannot be read does: reject the file, or become missing.
-InvalidDates = Literal["error", "missing"]
-
-
-@dataclass(frozen=True)
-class ColumnMapping:
-    """Role of each column: the unique id, an optional source, identifying, sensitive.
-
-    Columns not named here are ignored. ``identifying`` maps a column to its
-    :class:`AttributeType`; its values are stored normalised. ``sensitive`` values are kept
-    verbatim (stripped) for the vault. With a ``source_column``, ids must be unique per
-    source rather than per file. Without an ``id_column`` (None) record ids are generated
-    from the lines (``line-<n>``), and the file's own id column may be any other role (the
-    ground truth when it is a cluster id). ``formats`` gives a date column its layout
-    (:mod:`app.core.disclosure.dates`); ``invalid_dates="missing"`` keeps a date that cannot
-    be read as missing instead of rejecting the file.
-    """
-
-    id_column: str | None
-    identifying: Mapping[str, AttributeType] = field(default_factory=dict)
-    sensitive: tuple[str, ...] = ()
-    source_column: str | None = None
-    formats: Mapping[str, str] = field(default_factory=dict)
-    invalid_dates: InvalidDates = "error"
-
-    def __post_init__(self) -> None:
-        typed = {name: AttributeType(kind) for name, kind in self.identifying.items()}
-        object.__setattr__(self, "identifying", typed)
-        object.__setattr__(self, "sensitive", tuple(self.sensitive))
-        formats = {name: layout for name, layout in self.formats.items() if layout}
-        object.__setattr__(self, "formats", formats)
-        # The id column may also be shown as an identifying attribute; nothing else overlaps.
-        roles = [*typed, *self.sensitive, self.source_column]
-        roles += [] if self.id_column in typed else [self.id_column]
-        doubled = sorted({n for n in roles if n is not None and roles.count(n) > 1})
-        if doubled:
-            raise ValueError(f"columns with more than one role: {', '.join(doubled)}")
-        for name, layout in formats.items():
-            if typed.get(name) is not AttributeType.DATE:
-                raise ValueError(f"column {name!r}: a date format needs an identifying date")
-            date_format(layout)  # raises for a bad layout
-        if self.invalid_dates not in ("error", "missing"):
-            raise ValueError(f"invalid_dates must be 'error' or 'missing': {self.invalid_dates!r}")
-
-    @property
-    def columns(self) -> list[str]:
-        """Every mapped column, id first."""
-        extra = [self.source_column] if self.source_column is not None else []
-        rest = [c for c in [*self.identifying, *self.sensitive] if c != self.id_column]
-        ids = [self.id_column] if self.id_column is not None else []
-        return [*ids, *extra, *rest]
 
 
 @dataclass(frozen=True, slots=True)

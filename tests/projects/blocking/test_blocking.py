@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from app.projects.blocking.counting import count_pairs
 from app.projects.blocking.parsing import parse_rules
 from app.projects.blocking.rules import BlockingError, Key, Rule, TooManyPairs, candidate_pairs
-from app.projects.reading.records import ColumnMapping, read_records
+from app.projects.reading.mapping import ColumnMapping
+from app.projects.reading.records import read_records
 
 MINDFIRL = Path(__file__).parent.parent.parent / "data" / "mindfirl"
 TYPES = {"first": "string", "last": "string", "dob": "date", "zip": "id"}

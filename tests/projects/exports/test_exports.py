@@ -24,8 +24,9 @@ from app.projects.exports.formats import (
     write_legacy_result,
     write_linked_dataset,
 )
+from app.projects.reading.mapping import ColumnMapping
 from app.projects.reading.pairfile import read_pairfile
-from app.projects.reading.records import ColumnMapping, read_records
+from app.projects.reading.records import read_records
 
 DATA = Path(__file__).parent.parent.parent / "data"
 SAME, DIFF = Decision.SAME, Decision.DIFFERENT

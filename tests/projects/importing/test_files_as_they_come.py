@@ -18,7 +18,7 @@ from app.projects.importing.layouts import names_of, set_layout, stage_upload
 from app.projects.importing.pending.waiting import check_and_write, check_plan
 from app.projects.importing.service import default_role, default_type, finish_import
 from app.projects.importing.uploads import UploadError
-from app.projects.lifecycle.service import ProjectSpecError
+from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading.csvio import CsvImportError
 from app.projects.reading.layout import MINDFIRL_LAYOUTS
 from app.projects.staffing import assign_pairs

@@ -197,8 +197,7 @@ def test_the_json_api_refuses_the_same_projects(app, manager, body, expected):
 
 def test_the_project_schema_itself_refuses_101_attributes(app, people):
     from app.models import User
-    from app.projects.lifecycle import ProjectSpecError
-    from app.projects.lifecycle.service import create_project
+    from app.projects.lifecycle import ProjectSpecError, create_project
 
     with app.app_context():
         owner = db.session.get(User, people["max"])
@@ -234,7 +233,7 @@ def test_pair_ids_past_100_characters_are_refused_not_cut(app, manager):
 def test_an_unreadable_scored_pairs_file_is_deleted_at_once(app, manager, people):
     """Point 7 on the triage page: a predictions file no setting can read is not kept."""
     from app.models import User
-    from app.projects.lifecycle.service import create_project
+    from app.projects.lifecycle import create_project
     from tests.projects.triage.test_rounds import link_spec
 
     with app.app_context():

@@ -18,7 +18,7 @@ from app.projects.importing.service import (
     previews,
 )
 from app.projects.importing.uploads import UploadError, discard, load
-from app.projects.lifecycle.service import ProjectSpecError
+from app.projects.lifecycle import ProjectSpecError
 from app.projects.reading.csvio import CsvImportError
 from tests.projects.conftest import MALFORMED, MINDFIRL, dev_plan, row_counts, stage_files
 

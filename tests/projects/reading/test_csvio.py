@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from app.core.disclosure import AttributeType
 from app.projects.reading.csvio import MAX_LINE_BYTES, CsvImportError, ImportProblem, preview
-from app.projects.reading.records import ColumnMapping, read_records, validate_file
+from app.projects.reading.mapping import ColumnMapping
+from app.projects.reading.records import read_records, validate_file
 
 DATA = Path(__file__).parent.parent.parent / "data"
 MALFORMED = DATA / "malformed"

@@ -15,7 +15,8 @@ from app.projects.reading.layout import (
     default_names,
     guess_layout,
 )
-from app.projects.reading.records import ColumnMapping, read_records, validate_file
+from app.projects.reading.mapping import ColumnMapping
+from app.projects.reading.records import read_records, validate_file
 
 DATA = Path(__file__).parent.parent.parent / "data"
 MINDFIRL = DATA / "mindfirl"

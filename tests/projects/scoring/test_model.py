@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.projects.scoring.model import ModelError, check_model
+from app.projects.scoring import ModelError, check_model
 from tests.projects.scoring.conftest import MODEL_FILE
 
 ATTRIBUTES = {

@@ -17,8 +17,8 @@ from app.models import Pair, Project, Source
 from app.projects.importing.checked import Checked, labelled
 from app.projects.importing.layouts import names_of
 from app.projects.importing.uploads import Staged
+from app.projects.lifecycle.bulk import CHUNK, insert_record_rows
 from app.projects.lifecycle.frequencies import store_frequencies
-from app.projects.lifecycle.service import CHUNK, _insert_records
 from app.projects.reading.pairfile import read_name_frequencies, read_pairfile
 
 __all__ = ["import_pairfile", "new_source", "store_frequency_file"]
@@ -69,7 +69,7 @@ def import_pairfile(project: Project, staged: Staged, plan: dict, attributes) ->
             for record_id, values in records.items()
         ]
         source.record_count = checked.records[label] = len(rows)
-        ids[label] = _insert_records(project.id, source.id, rows, attributes)
+        ids[label] = insert_record_rows(project.id, source.id, rows, attributes)
     # A record pair the file repeats (under another PairID) is one more pair over the same
     # two records: each record is stored once, so anonymity sets count it once.
     rows = [

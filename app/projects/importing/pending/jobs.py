@@ -27,7 +27,7 @@ from app.limits import past_a_limit
 from app.models import Project, ProjectState, User
 from app.projects.importing.pending.waiting import check_and_write, estimate_rows, remember
 from app.projects.importing.uploads import Staged, discard, load
-from app.projects.lifecycle.service import delete_project
+from app.projects.lifecycle import delete_project
 
 __all__ = ["DEFAULT_THRESHOLD", "needs_job", "run_check", "submit_check"]
 

@@ -31,7 +31,8 @@ from app.projects.importing.service import (
     start_import,
 )
 from app.projects.importing.uploads import Staged, UploadError
-from app.projects.lifecycle.service import ProjectSpecError, _settings, delete_project
+from app.projects.lifecycle import ProjectSpecError, delete_project
+from app.projects.lifecycle.spec import project_settings
 
 __all__ = [
     "check_and_write",
@@ -68,7 +69,7 @@ def check_plan(plan: dict) -> None:
     A plan with a name-frequency file (``plan["frequencies"]``) needs identifying first- and
     last-name columns for the counts to go to (the workers' markers read them there).
     """
-    _settings(plan["settings"])
+    project_settings(plan["settings"])
     _attributes(plan, plan["header"])
     first, last = name_columns(plan["identifying"])
     if plan.get("frequencies") and (first is None or last is None):
