@@ -6,7 +6,9 @@ One run on a generated deduplication project (``--records``, default 1,000,000):
    columns, probabilities uniform) with triage thresholds around 0.5 that send
    ``--review-pairs`` of them (default 1,000,000) to review and let the model decide the
    rest: read, resolve the ids, triage and store (``add_scored_round``; COPY on PostgreSQL).
-   Target ≤ 60 s.
+   Baseline (SQLite): the same import writing one row a statement, as before bulk statements
+   (``app.bulk.ROWS_PER_STATEMENT`` = 1), timed on the first ``--baseline-import`` pairs in a
+   rolled-back savepoint and scaled (``~``). Target ≤ 60 s.
 2. **assign** the pairs to review to two workers (``assign_workers``). Baseline: main's
    ``assign_pairs`` before issue 24 (``bench/_scale_baseline.py``: an ORM object per pair and
    every pair rendered for the characters meter), timed on ``--baseline-max`` pairs and scaled
@@ -101,6 +103,26 @@ def _scored_file(path: Path, external_ids: np.ndarray, n_pairs: int, seed: int) 
     pq.write_table(table, path)
 
 
+def _import_one_row_a_statement(project, path: Path, settings, manager, args, tmp: Path):
+    """The baseline of step 1 on SQLite: the same import with one row a statement (the write
+    before bulk statements), on the file's first ``--baseline-import`` pairs, rolled back;
+    its time scaled to the whole file."""
+    from app.projects.triage import add_scored_round
+    from app.projects.triage.scored import read_scores
+
+    n = min(args.baseline_import, args.import_pairs)
+    part = tmp / "scored_part.parquet"
+    pq.write_table(pq.read_table(path).slice(0, n), part)
+    nested = db.session.begin_nested()
+    with mock.patch("app.bulk.ROWS_PER_STATEMENT", 1):
+        _, took = _timed(
+            lambda: add_scored_round(project, read_scores(str(part)), settings, manager)
+        )
+    nested.rollback()
+    part.unlink()
+    return took * args.import_pairs / n
+
+
 def _answer_all(assignments) -> int:
     """Every assigned pair answered once by its worker, written in bulk (Core inserts)."""
     from app.bulk import int_table
@@ -129,12 +151,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--review-pairs", type=int, default=1_000_000)
     parser.add_argument("--baseline-max", type=int, default=20_000)
     parser.add_argument("--baseline-rec", type=int, default=1_000)
+    parser.add_argument("--baseline-import", type=int, default=1_000_000)
     parser.add_argument("--postgres", help="run on PostgreSQL (a throwaway schema)")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.records, args.import_pairs, args.review_pairs = 5_000, 40_000, 8_000
-        args.baseline_max, args.baseline_rec = 2_000, 200
+        args.baseline_max, args.baseline_rec, args.baseline_import = 2_000, 200, 10_000
     postgres = args.postgres or (quick_postgres() if args.quick else None)
     where = "PostgreSQL" if postgres else "SQLite"
     print(
@@ -184,6 +207,9 @@ def _run(app, args, tmp: Path) -> None:
     _scored_file(path, external, args.import_pairs, seed=2)
     half = args.review_pairs / args.import_pairs / 2
     settings = TriageSettings(lower=0.5 - half, upper=0.5 + half)
+    t_base = None
+    if db.engine.dialect.name == "sqlite":  # PostgreSQL writes by COPY either way
+        t_base = _import_one_row_a_statement(project, path, settings, manager, args, tmp)
     result, t_import = _timed(
         lambda: add_scored_round(project, read_scores(str(path)), settings, manager)
     )
@@ -202,6 +228,8 @@ def _run(app, args, tmp: Path) -> None:
     _line(
         "import + triage",
         t_import,
+        t_base,
+        scaled=True,
         note=f"{stored:,} pairs ({stored / t_import:,.0f}/s), {len(review):,} to review; "
         "target <= 60 s",
     )
