@@ -11,10 +11,12 @@ import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
-from app.models import Assignment, CloseOut, DecisionEvent, Project, User
+from app.models import Assignment, CloseOut, DecisionEvent, Project, RevealEvent, User
 from app.projects.custody import close_project, export_hashes, final_exports
 from app.review.answers import AnswersClosed, record_decision, save_answer
 from app.review.answers.save import append_answer
+from app.review.reveal.refusals import ProjectClosed
+from app.review.services import reveal_cell
 from tests.projects.custody.test_closeout import _settle, app_overrides, finished  # noqa: F401
 
 VALUE_FREE = ("labels", "clusters", "linkage", "splink")  # the same before and after close-out
@@ -178,3 +180,32 @@ def test_close_out_and_an_answer_started_together(app, finished):
     with app.app_context():
         assert _events() == before + (0 if errors else 1)
         _exports_still_match(project_id)  # counted in the close-out's exports, or refused
+
+
+@pytest.mark.postgres
+def test_a_reveal_waits_for_a_close_out_in_progress_then_is_refused(app, finished):
+    _settle(app, finished)
+    project_id, assignment_id, _ = finished["ids"]
+    hold, errors = threading.Event(), []
+    with app.app_context():
+        wes_id = db.session.scalar(sa.select(User.id).where(User.username == "wes"))
+        reveals = db.session.scalar(sa.select(sa.func.count(RevealEvent.id)))
+    closing = _run(_close, errors, app, project_id, hold)
+    while not errors and closing.is_alive() and not _closed_in_progress(app, project_id):
+        closing.join(0.05)
+
+    def reveal():
+        with app.app_context():
+            worker = db.session.get(User, wes_id)
+            reveal_cell(assignment_id, finished["pairs"][1], 0, "first_name", by=worker)
+            db.session.commit()
+
+    revealing = _run(reveal, errors)
+    revealing.join(1.0)
+    assert revealing.is_alive(), errors  # its charge waits for the close-out's row lock
+    hold.set()
+    closing.join(30)
+    revealing.join(30)
+    assert [type(e) for e in errors] == [ProjectClosed]
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(RevealEvent.id))) == reveals
