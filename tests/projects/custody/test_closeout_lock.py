@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from app.extensions import db
 from app.models import Assignment, CloseOut, DecisionEvent, Project, RevealEvent, User
 from app.projects.custody import close_project, export_hashes, final_exports
-from app.review.answers import AnswersClosed, record_decision, save_answer
+from app.review.answers import AnswersClosed, clear_answer, record_decision, save_answer
 from app.review.answers.save import append_answer
 from app.review.reveal.refusals import ProjectClosed
 from app.review.services import reveal_cell
@@ -72,6 +72,8 @@ def test_an_answer_after_close_out_is_refused_at_the_insert(app, finished):
                 db.session.get(Assignment, assignment_id), finished["pairs"][0], "different",
                 "high", by=wes,
             )  # fmt: skip
+        with pytest.raises(AnswersClosed):  # a clear is an answer too
+            clear_answer(db.session.get(Assignment, assignment_id), finished["pairs"][0], by=wes)
         connection = db.session.connection()
         with pytest.raises(AnswersClosed):
             append_answer(connection, assignment_id, finished["pairs"][0], "same", "low", wes.id)
