@@ -137,6 +137,8 @@ def clear_decision(assignment_id: int):
         event = clear_answer(
             assignment, pair_id, by=current_user, version=body.get("version", ANY_VERSION)
         )
+    except AnswersClosed as exc:
+        abort(410, str(exc))
     except DecisionError as exc:
         abort(400, str(exc))
     except NotInAssignment as exc:

@@ -16,11 +16,11 @@ from app.models import Assignment
 from app.projects.blocking import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.release import (
-    ReleaseRequest,
     ReleaseRequestError,
     confirm_release,
     release_gate,
     release_risk_of_project,
+    requested_release,
 )
 from app.projects.staffing import AssignmentError, change_budget
 from app.projects.views.access import (
@@ -106,10 +106,13 @@ def progress_view(project_id: int):
     errors=(400, 403, 404),
 )
 def release_risk_view(project_id: int):
-    """Like the linked export it reads, the owning manager's only (403 for an admin)."""
+    """Like the linked export it reads, the owning manager's only (403 for an admin).
+
+    Parameters the query leaves out come from the saved thresholds, as on the page.
+    """
     project = changeable_project(project_id)  # reads the linked export: the owner's only
     try:
-        risk = release_risk_of_project(project, ReleaseRequest.of(request.args))
+        risk = release_risk_of_project(project, requested_release(project, request.args))
     except ReleaseRequestError as exc:
         abort(400, str(exc))
     return jsonify(risk.as_dict())

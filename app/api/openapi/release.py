@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
+_SAVED = "; left out: the project's saved release thresholds' value, else "
 _COLUMNS = {
     "type": "string",
     "maxLength": 5100,
-    "description": "column names of the linked export, comma-separated (default: roles)",
+    "description": "column names of the linked export, comma-separated" + _SAVED + "roles",
 }
 
+# No "default": a parameter the query leaves out takes the saved policy's value first.
 RELEASE_QUERY = {
     "qi": _COLUMNS,
     "sensitive": _COLUMNS,
-    "population": {"type": "integer", "minimum": 1, "maximum": 2**53},
-    "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.2},
-    "suppressed": {"enum": ["exclude", "wildcard"], "default": "exclude"},
-    "missing": {"type": "string", "maxLength": 20, "default": "*"},
-}
+    "population": {
+        "type": "integer", "minimum": 1, "maximum": 2**53, "description": "size" + _SAVED + "none",
+    },
+    "threshold": {
+        "type": "number", "exclusiveMinimum": 0, "maximum": 1,
+        "description": "records-at-risk threshold" + _SAVED + "0.2",
+    },
+    "suppressed": {
+        "enum": ["exclude", "wildcard"], "description": "convention" + _SAVED + "exclude",
+    },
+    "missing": {
+        "type": "string", "maxLength": 20, "description": "suppressed token" + _SAVED + "*",
+    },
+}  # fmt: skip
 
 _ATTACKER = {
     "type": "object",

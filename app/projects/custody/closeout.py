@@ -136,6 +136,7 @@ def close_project(
     nothing. ``expected``: the :func:`digest` of the exports the custodian took; refused if
     the exports produced now differ (the project changed since). ``by`` None: automatic.
     The caller commits."""
+    _lock(project)
     if project.closed:
         raise CloseOutRefused("this project is closed out already")
     open_pairs = unsettled_pairs(project)
@@ -168,6 +169,20 @@ def close_project(
     db.session.flush()
     log.info("project %s closed out (%s)", project.id, "automatic" if by is None else by.id)
     return row
+
+
+def _lock(project: Project) -> None:
+    """Hold the project's row until the close-out commits, and read it again.
+
+    An answer inserts only under a key-share lock of this row while it is open
+    (:mod:`app.review.answers.save`): it waits for this lock and then finds the project
+    closed, or it committed first and is read below. ``FOR UPDATE`` on PostgreSQL; SQLite's
+    transactions begin ``IMMEDIATE`` (``app.database``), so its write lock is already held.
+    """
+    query = select(Project).where(Project.id == project.id)
+    if db.session.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update()
+    db.session.scalars(query.execution_options(populate_existing=True)).one()
 
 
 def _running_jobs(project: Project) -> bool:

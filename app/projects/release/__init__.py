@@ -10,6 +10,7 @@ from app.projects.release.policy import (
     policy_of,
     policy_request,
     release_gate,
+    requested_release,
     save_policy,
 )
 from app.projects.release.request import (
@@ -35,6 +36,7 @@ __all__ = [
     "policy_of",
     "policy_request",
     "release_gate",
+    "requested_release",
     "save_policy",
     "ReleaseRequest",
     "ReleaseRequestError",

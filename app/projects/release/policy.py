@@ -33,6 +33,7 @@ __all__ = [
     "policy_of",
     "policy_request",
     "release_gate",
+    "requested_release",
     "save_policy",
 ]
 
@@ -58,6 +59,15 @@ def policy_request(policy: ReleasePolicy | None) -> ReleaseRequest:
         suppressed=policy.suppressed,
         missing=policy.missing,
     )
+
+
+def requested_release(project: Project, args: Mapping[str, str]) -> ReleaseRequest:
+    """The check a page or API query asks for: its parameters over the saved policy's.
+
+    One function for both, so the API measures what the page shows; a parameter the query
+    leaves out comes from the policy (or the default without one).
+    """
+    return ReleaseRequest.of(args, base=policy_request(policy_of(project)))
 
 
 def _limit(raw: str | None, name: str, *, whole: bool, upper: float | None) -> float | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.core.release import CONVENTIONS
 
@@ -64,8 +64,14 @@ class ReleaseRequest:
     missing: str = "*"
 
     @classmethod
-    def of(cls, args: Mapping[str, str]) -> ReleaseRequest:
-        """Read the parameters from a mapping of strings (query string or CLI options)."""
+    def of(cls, args: Mapping[str, str], base: ReleaseRequest | None = None) -> ReleaseRequest:
+        """Read the parameters from a mapping of strings (query string or CLI options).
+
+        A parameter absent from ``args`` keeps ``base``'s value (the saved policy's, so a
+        query overrides only what it names); a blank one means the default, as before.
+        """
+        if base is not None:
+            return replace(base, **_given(cls.of(args), args))
         population = _number(args.get("population"), "population", whole=True)
         if population is not None and not 1 <= population <= MAX_POPULATION:
             raise ReleaseRequestError(f"'population' must be from 1 to {MAX_POPULATION:,}")
@@ -86,3 +92,11 @@ class ReleaseRequest:
             suppressed=suppressed,
             missing="*" if missing is None else missing,
         )
+
+
+def _given(read: ReleaseRequest, args: Mapping[str, str]) -> dict:
+    """The fields of ``read`` whose parameter ``args`` names."""
+    return {name: getattr(read, name) for name in _PARAMETERS if name in args}
+
+
+_PARAMETERS = ("qi", "sensitive", "population", "threshold", "suppressed", "missing")

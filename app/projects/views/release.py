@@ -16,16 +16,15 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.headers import attachment
 from app.projects.release import (
-    ReleaseRequest,
     ReleaseRequestError,
     confirm_release,
     confirmations_of,
     default_columns,
     driver_rows,
     policy_of,
-    policy_request,
     release_gate,
     release_risk_of_project,
+    requested_release,
     risk_chart,
     save_policy,
 )
@@ -39,19 +38,13 @@ def _manager_project(project_id: int):
     return changeable_project(project_id)
 
 
-def _request(project) -> ReleaseRequest:
-    """The page's parameters: the query string's, else the project's policy, else roles."""
-    if request.args:
-        return ReleaseRequest.of(request.args)
-    return policy_request(policy_of(project))
-
-
 def _measured(project_id: int):
     project = _manager_project(project_id)
     try:
-        return project, release_risk_of_project(project, _request(project)), None
+        risk = release_risk_of_project(project, requested_release(project, request.args))
     except ReleaseRequestError as exc:
         return project, None, str(exc)
+    return project, risk, None
 
 
 @bp.route("/<int:project_id>/release-risk")

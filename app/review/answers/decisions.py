@@ -114,7 +114,8 @@ def clear_answer(
     The earlier answers stay as they were; the pair is unanswered until the next answer.
     ``version`` as for :func:`~app.review.answers.save_answer` (:class:`AnswerChanged` when
     the pair's newest event is another). Raises :class:`DecisionError` when the pair has no
-    answer to clear.
+    answer to clear, :class:`~app.review.answers.save.AnswersClosed` once the project is
+    closed out.
     """
     if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
         raise NotInAssignment("this pair is not part of the assignment")
@@ -127,16 +128,10 @@ def clear_answer(
         )
     if newest is None or newest.decision == CLEARED:
         raise DecisionError("this pair has no answer to clear")
-    event = DecisionEvent(
-        assignment_id=assignment.id,
-        pair_id=pair_id,
-        user_id=by.id,
-        decision=CLEARED,
-        confidence=None,
-    )
-    db.session.add(event)
-    db.session.flush()
-    return event
+    db.session.flush()  # pending changes first: the insert is a Core statement
+    # the one writer of answers: refused (AnswersClosed) once the project is closed out
+    event_id = append_answer(db.session.connection(), assignment.id, pair_id, CLEARED, None, by.id)
+    return db.session.get(DecisionEvent, event_id)
 
 
 def newest_events(assignment_id: int, pair_ids: Iterable[int]) -> dict[int, DecisionEvent]:

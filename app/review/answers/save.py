@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
-from sqlalchemy import String, bindparam, exists, func, insert, literal, select, union_all
+from sqlalchemy import Integer, String, bindparam, exists, func, insert, literal, select, union_all
 
 from app.database import pg_rows
 from app.extensions import db
@@ -29,6 +29,9 @@ CONFIDENCES = ("high", "medium", "low")
 
 class DecisionError(ValueError):
     """A user-facing reason an answer or a page is refused (HTTP 400)."""
+
+
+CLOSED = "this project was closed out: its decisions are final and no answer is taken"
 
 
 class AnswersClosed(Exception):
@@ -108,9 +111,7 @@ def save_answer(
     if worker_id != by.id:
         raise PermissionError("this assignment belongs to another worker")
     if closed_at is not None:  # read with the owner: a closed project costs no query
-        raise AnswersClosed(
-            "this project was closed out: its decisions are final and no answer is taken"
-        )
+        raise AnswersClosed(CLOSED)
     check_answer(decision, confidence, bool(allow_unsure))
     if not in_assignment:
         raise NotInAssignment("this pair is not part of the assignment")
@@ -121,7 +122,11 @@ def save_answer(
 
 
 def append_answer(connection, assignment_id, pair_id, decision, confidence, user_id) -> int:
-    """Insert one checked decision event; return its id (the one writer of answers)."""
+    """Insert one checked decision event; return its id (the one writer of answers).
+
+    Raises :class:`AnswersClosed` when the project is closed out by then: the check made
+    under the project row's lock, so no answer lands after a close-out read the answers.
+    """
     params = {
         "assignment_id": assignment_id,
         "pair_id": pair_id,
@@ -130,7 +135,10 @@ def append_answer(connection, assignment_id, pair_id, decision, confidence, user
         "decision": decision,
         "confidence": confidence,
     }
-    return _rows(connection, _INSERT, params)[0][0]
+    inserted = _rows(connection, _INSERT, params)
+    if not inserted:
+        raise AnswersClosed(CLOSED)
+    return inserted[0][0]
 
 
 def answer_of(connection, event_id: int | None) -> tuple[str, str | None] | None:
@@ -195,15 +203,28 @@ _OWNER = (
     .join(Project, Project.id == Assignment.project_id)
     .where(Assignment.id == _ASSIGNMENT)
 )
+# The insert reads the project's row under a key-share lock and only while it is open: it
+# waits for a close-out in progress (which holds the row FOR UPDATE) and then, re-checking
+# the row (READ COMMITTED), inserts nothing; a close-out after it waits for its commit and
+# counts it. SQLite renders no lock: its one writer orders them, the check stays.
 _INSERT = (
     insert(DecisionEvent)
-    .values(
-        assignment_id=_ASSIGNMENT,
-        pair_id=bindparam("pair_id"),
-        user_id=bindparam("user_id"),
-        at=bindparam("at", type_=DecisionEvent.at.type),
-        decision=bindparam("decision", type_=String),
-        confidence=bindparam("confidence", type_=String),
+    .from_select(
+        ["assignment_id", "pair_id", "user_id", "at", "decision", "confidence"],
+        select(
+            bindparam("assignment_id", type_=Integer),
+            bindparam("pair_id", type_=Integer),
+            bindparam("user_id", type_=Integer),
+            bindparam("at", type_=DecisionEvent.at.type),
+            bindparam("decision", type_=String),
+            bindparam("confidence", type_=String),
+        )
+        .where(
+            Project.id
+            == select(Assignment.project_id).where(Assignment.id == _ASSIGNMENT).scalar_subquery(),
+            Project.closed_at.is_(None),
+        )
+        .with_for_update(read=True, key_share=True, of=Project.__table__),
     )
     .returning(DecisionEvent.id)
 )

@@ -1,22 +1,34 @@
 """The write of a reveal: charge the assignment, set the cell's level, append the event.
 
 All three or nothing, and only if the assignment's ``version`` is still the one the reveal was
-priced on (compare-and-set). On PostgreSQL it is one statement (data-modifying CTEs: the cell
-and the event are inserted from the charge's ``RETURNING``, so an unmatched version writes
-nothing), atomic even outside a transaction; on SQLite three statements in the caller's
-transaction, which holds the write lock. The statements are built and compiled once.
+priced on (compare-and-set) and its project is not closed out. On PostgreSQL it is one
+statement (data-modifying CTEs: the cell and the event are inserted from the charge's
+``RETURNING``, so an unmatched version writes nothing), atomic even outside a transaction;
+on SQLite three statements in the caller's transaction, which holds the write lock. The
+statements are built and compiled once.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import DateTime, Float, Integer, String, bindparam, func, insert, select, update
+from sqlalchemy import (
+    DateTime,
+    Float,
+    Integer,
+    String,
+    bindparam,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app.database import pg_rows
-from app.models import Assignment, CellState, RevealEvent
+from app.models import Assignment, CellState, Project, RevealEvent
 
 
 def charge(connection, params: dict) -> bool:
@@ -36,9 +48,17 @@ def _p(name: str, type_=None):
     return bindparam(f"p_{name}", type_=type_)
 
 
+# Only while the project is open, read under a key-share lock of its row: a close-out in
+# progress holds it FOR UPDATE (app.projects.custody.closeout), so the charge waits, then
+# matches nothing and the reveal reads again and is refused as closed. SQLite renders no lock.
+_OPEN = exists(
+    select(Project.id)
+    .where(Project.id == Assignment.project_id, Project.closed_at.is_(None))
+    .with_for_update(read=True, key_share=True)
+)
 _CHARGE = (
     update(Assignment)
-    .where(Assignment.id == _p("assignment"), Assignment.version == _p("version"))
+    .where(Assignment.id == _p("assignment"), Assignment.version == _p("version"), _OPEN)
     .values(
         kapr_exact=_p("kapr_exact"),
         kapr=_p("kapr"),

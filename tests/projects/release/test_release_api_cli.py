@@ -166,3 +166,57 @@ def test_openapi_documents_the_route(client):
     operation = document["paths"]["/projects/{project_id}/release-risk"]["get"]
     names = {p["name"] for p in operation["parameters"] if p["in"] == "query"}
     assert names >= {"qi", "sensitive", "population", "threshold", "suppressed", "missing"}
+
+
+SAVED = {"qi": "zip,income", "sensitive": "", "population": "400", "threshold": "0.3",
+         "suppressed": "wildcard", "missing": "-", "on_exceed": "confirm"}  # fmt: skip
+
+
+@pytest.fixture
+def saved(app, client, project):
+    """The project with saved release thresholds, and the manager logged in for the page."""
+    from app.extensions import db
+    from app.models import Project, User
+    from app.projects.release import save_policy
+    from tests.factories import PASSWORD
+
+    project_id, token, _ = project
+    with app.app_context():
+        manager = db.session.scalar(db.select(User).filter_by(username="max"))
+        save_policy(db.session.get(Project, project_id), SAVED, by=manager)
+        db.session.commit()
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    return f"/api/v1/projects/{project_id}/release-risk", {"Authorization": f"Bearer {token}"}
+
+
+def test_api_without_a_query_measures_the_saved_thresholds_as_the_page_does(client, saved):
+    url, headers = saved
+    r = client.get(url, headers=headers).json
+    assert (r["qi"], r["sensitive"], r["threshold"]) == (["zip", "income"], [], 0.3)
+    assert (r["suppressed"], r["missing"], r["population_size"]) == ("wildcard", "-", 400)
+    page = client.get(url.replace("/api/v1", "") + ".json")  # the page's own report
+    assert page.status_code == 200 and page.json == r
+
+
+def test_api_query_parameters_override_only_what_they_name(client, saved):
+    url, headers = saved
+    r = client.get(f"{url}?threshold=0.5&qi=zip", headers=headers).json
+    assert (r["qi"], r["threshold"]) == (["zip"], 0.5)
+    assert (r["suppressed"], r["missing"], r["population_size"]) == ("wildcard", "-", 400)
+    blank = client.get(f"{url}?qi=", headers=headers).json  # blank: from the roles
+    assert (blank["qi"], blank["population_size"], blank["threshold"]) == (["zip"], 400, 0.3)
+    page = client.get(url.replace("/api/v1", "") + ".json?threshold=0.5&qi=zip").json
+    assert page == r
+
+
+@pytest.mark.parametrize("parameter", ["threshold", "population", "suppressed", "missing"])
+def test_api_bad_parameter_is_named_never_its_value(client, saved, parameter):
+    url, headers = saved
+    response = client.get(f"{url}?{parameter}={SECRET * 3}", headers=headers)
+    text = response.get_data(as_text=True)
+    assert response.status_code == 400 and parameter in text and SECRET not in text
+
+
+def test_api_unknown_project_is_404(client, saved):
+    _, headers = saved
+    assert client.get("/api/v1/projects/999999/release-risk", headers=headers).status_code == 404
