@@ -22,7 +22,6 @@ from app.extensions import db
 from app.limits import Limits
 from app.models import (
     Project,
-    ProjectAttribute,
     ProjectState,
     User,
 )
@@ -33,7 +32,12 @@ from app.projects.importing.pairfiles import import_pairfile, new_source, store_
 from app.projects.importing.recovery import importer_id
 from app.projects.importing.uploads import Staged
 from app.projects.lifecycle.bulk import insert_columns
-from app.projects.lifecycle.spec import AttributeSpec, parse_attributes, project_settings
+from app.projects.lifecycle.spec import (
+    AttributeSpec,
+    attribute_rows,
+    parse_attributes,
+    project_settings,
+)
 from app.projects.reading.csvio import CsvImportError, Preview, preview
 from app.projects.reading.mapping import ColumnMapping
 from app.projects.reading.pairfile import (
@@ -156,12 +160,7 @@ def start_import(staged: Staged, plan: dict, owner: User, job_id: int | None = N
         state=ProjectState.IMPORTING.value, import_owner=importer_id(),
         import_token=staged.token, import_job_id=job_id,
     )  # fmt: skip
-    project.attributes = [
-        ProjectAttribute(
-            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
-        )
-        for i, a in enumerate(attributes)
-    ]
+    project.attributes = attribute_rows(attributes)
     db.session.add(project)
     db.session.flush()
     return project

@@ -10,7 +10,7 @@ from sqlalchemy import insert
 
 from app.extensions import db
 from app.limits import Limits
-from app.models import Pair, Project, ProjectAttribute, ProjectKind, Source, User
+from app.models import Pair, Project, ProjectKind, Source, User
 from app.projects.lifecycle.bulk import CHUNK, insert_record_rows
 from app.projects.lifecycle.frequencies import store_frequencies
 from app.projects.lifecycle.records import (
@@ -21,6 +21,7 @@ from app.projects.lifecycle.records import (
 )
 from app.projects.lifecycle.spec import (
     ProjectSpecError,
+    attribute_rows,
     parse_attributes,
     project_settings,
     record_options,
@@ -79,12 +80,7 @@ def create_project_checked(spec: Mapping, owner: User) -> tuple[Project, Prepare
     if problems.total:
         raise ProjectSpecError(problems.items, total=problems.total)
     project = Project(name=name, kind=kind, owner_id=owner.id, **settings)
-    project.attributes = [
-        ProjectAttribute(
-            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
-        )
-        for i, a in enumerate(attributes)
-    ]
+    project.attributes = attribute_rows(attributes)
     db.session.add(project)
     db.session.flush()
     ids = {}

@@ -13,11 +13,12 @@ from flask import current_app, has_app_context
 
 from app.core.disclosure import AttributeType, date_format
 from app.limits import Limits
-from app.models import EvidenceModel
+from app.models import EvidenceModel, ProjectAttribute
 
 __all__ = [
     "AttributeSpec",
     "ProjectSpecError",
+    "attribute_rows",
     "parse_attributes",
     "project_settings",
     "record_options",
@@ -44,6 +45,16 @@ class AttributeSpec:
     identifying: bool
     truth: bool = False  # the ground-truth column (sensitive, at most one)
     format: str | None = None  # a date's layout (app.core.disclosure.dates); None: the default ones
+
+
+def attribute_rows(attributes: Sequence[AttributeSpec]) -> list[ProjectAttribute]:
+    """The project's attribute rows for ``attributes``, positioned in their order."""
+    return [
+        ProjectAttribute(
+            position=i, name=a.name, kind=a.kind.value, identifying=a.identifying, truth=a.truth
+        )
+        for i, a in enumerate(attributes)
+    ]
 
 
 def parse_attributes(raw: object, *, reserved: tuple[str, ...] = ("id",)) -> list[AttributeSpec]:
