@@ -1,8 +1,4 @@
-"""A project's life: create one (schema, pseudonymised records, vault, pairs) and delete it.
-
-``spec`` checks a project description, ``create`` writes it, ``delete`` removes it;
-``records`` prepares record rows, ``bulk`` writes them, ``frequencies`` stores name counts.
-"""
+"""A project's life: create one (schema, pseudonymised records, vault, pairs) and delete it."""
 
 from app.projects.lifecycle.create import create_project
 from app.projects.lifecycle.delete import delete_project
