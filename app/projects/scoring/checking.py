@@ -135,13 +135,8 @@ def _comparisons(raw: object, attributes, problems: list[str]) -> tuple[Comparis
     out, names = [], set()
     for i, item in enumerate(raw):
         where = f"comparisons[{i}]"
-        if not isinstance(item, dict):
-            problems.append(f"{where}: an object")
+        if not _settings(item, where, COMPARISON_KEYS, "a comparison", problems):
             continue
-        problems += [
-            f"{where}.{k}: not a setting of a comparison"
-            for k in sorted(map(str, set(item) - COMPARISON_KEYS))
-        ]
         name = item.get("output_column_name")
         if not isinstance(name, str) or not 0 < len(name) <= 100:
             problems.append(f"{where}.output_column_name: a name of 1 to 100 characters")
@@ -156,6 +151,15 @@ def _comparisons(raw: object, attributes, problems: list[str]) -> tuple[Comparis
     return tuple(out)
 
 
+def _settings(item: object, at: str, known, what: str, problems: list[str]) -> bool:
+    """Whether ``item`` is an object; each setting it has beyond ``known`` is a problem."""
+    if not isinstance(item, dict):
+        problems.append(f"{at}: an object")
+        return False
+    problems += [f"{at}.{k}: not a setting of {what}" for k in sorted(map(str, set(item) - known))]
+    return True
+
+
 def _levels(raw: object, attributes, where: str, problems: list[str]) -> tuple[Level, ...]:
     where = f"{where}.comparison_levels"
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_LEVELS:
@@ -164,13 +168,8 @@ def _levels(raw: object, attributes, where: str, problems: list[str]) -> tuple[L
     levels = []
     for j, item in enumerate(raw):
         at = f"{where}[{j}]"
-        if not isinstance(item, dict):
-            problems.append(f"{at}: an object")
+        if not _settings(item, at, LEVEL_KEYS, "a comparison level", problems):
             continue
-        problems += [
-            f"{at}.{k}: not a setting of a comparison level"
-            for k in sorted(map(str, set(item) - LEVEL_KEYS))
-        ]
         condition = _condition(item.get("sql_condition"), attributes, at, problems)
         label = item.get("label_for_charts", "")
         if not isinstance(label, str) or len(label) > MAX_LABEL:
