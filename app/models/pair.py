@@ -52,9 +52,15 @@ class Pair(db.Model):
         # has (``app.projects.triage.scored.resolve_pairs``): indexing them cost a 10M-pair
         # import on SQLite ~29 s, and nothing looks them up by record.
         Index(
-            "uq_pairs_reviewed", "project_id", "record_a_id", "record_b_id", "external_id",
-            unique=True, sqlite_where=text(_REVIEWED), postgresql_where=text(_REVIEWED),
-        ),  # fmt: skip
+            "uq_pairs_reviewed",
+            "project_id",
+            "record_a_id",
+            "record_b_id",
+            "external_id",
+            unique=True,
+            sqlite_where=text(_REVIEWED),
+            postgresql_where=text(_REVIEWED),
+        ),
         CheckConstraint("record_a_id <> record_b_id", name="distinct_records"),
         CheckConstraint(
             "purpose IN ('band', 'calibration', 'model', 'blocking', 'pairfile')",
