@@ -130,6 +130,27 @@ def test_a_pair_cannot_repeat(app):
         db.session.rollback()
 
 
+def test_the_unique_index_holds_the_reviewed_pairs_and_deleting_takes_every_pair(app):
+    """The model's pairs are outside the unique index (the import keeps them unique, see
+    tests/projects/triage); with no keys to records, a project's pairs go with the project."""
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        pair = db.session.scalars(sa.select(Pair)).first()
+        for _ in range(2):
+            db.session.add(
+                Pair(
+                    project_id=project.id, record_a_id=pair.record_a_id,
+                    record_b_id=pair.record_b_id, purpose="model", round=2,
+                    model_decision="non_match",
+                )
+            )  # fmt: skip
+        db.session.commit()
+        assert count(Pair) == 8
+        delete_project(project)
+        db.session.commit()
+        assert (count(Pair), count(Record)) == (0, 0)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
