@@ -203,11 +203,14 @@ def _strings(table: pa.Table, name: str) -> pa.ChunkedArray:
 def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     problems: list[str] = []
     names = table.column_names
-    text = {name: _strings(table, name) for name in (*ID_COLUMNS, *SOURCE_COLUMNS) if name in names}
+    text = {
+        name: string_array(_strings(table, name))
+        for name in (*ID_COLUMNS, *SOURCE_COLUMNS)
+        if name in names
+    }
+    trimmed = {name: pc.utf8_trim_whitespace(column) for name, column in text.items()}
     for name, column in text.items():
-        empty = pc.or_(
-            pc.is_null(column), pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(column)), 0)
-        )
+        empty = pc.or_(pc.is_null(column), pc.equal(pc.utf8_length(trimmed[name]), 0))
         _flag(problems, empty, name, "empty")
         if name in ID_COLUMNS:
             _flag(
@@ -229,11 +232,9 @@ def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     if "match_key" in names:
         key = string_array(_strings(table, "match_key"))
         key = pc.if_else(pc.equal(key, ""), pa.scalar(None, key.type), key)
-    ids = {name: pc.utf8_trim_whitespace(string_array(text[name])) for name in ID_COLUMNS}
-    sources = {name: string_array(text[name]) for name in SOURCE_COLUMNS if name in text}
     return ScoredPairs(
-        ids["unique_id_l"], ids["unique_id_r"], probability, weight,
-        sources.get("source_dataset_l"), sources.get("source_dataset_r"), key, fmt,
+        trimmed["unique_id_l"], trimmed["unique_id_r"], probability, weight,
+        text.get("source_dataset_l"), text.get("source_dataset_r"), key, fmt,
     )  # fmt: skip
 
 
