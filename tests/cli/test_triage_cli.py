@@ -35,7 +35,8 @@ def test_triage_from_the_command_line_reads_parquet_as_the_api_reads_csv(app, ru
     # The same seed draws the same calibration pairs from either file.
     scored = read_predictions(febrl.csv)
     drawn, _ = calibration_sample(scored.match_weight, 50, 1)
-    want = {(scored.id_l[i], scored.id_r[i]) for i in drawn.tolist()}
+    id_l, id_r = scored.id_l.to_pylist(), scored.id_r.to_pylist()
+    want = {(id_l[i], id_r[i]) for i in drawn.tolist()}
     with app.app_context():
         pairs = db.session.scalars(select(Pair).where(Pair.purpose == "calibration")).all()
         assert {(p.record_a.external_id, p.record_b.external_id) for p in pairs} == want

@@ -25,7 +25,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-__all__ = ["COLUMNS", "PredictionsError", "ScoredPairs", "read_predictions"]
+__all__ = [
+    "COLUMNS",
+    "PredictionsError",
+    "ScoredPairs",
+    "distinct",
+    "read_predictions",
+    "string_array",
+]
 
 ID_COLUMNS = ("unique_id_l", "unique_id_r")
 SOURCE_COLUMNS = ("source_dataset_l", "source_dataset_r")
@@ -51,18 +58,26 @@ class PredictionsError(ValueError):
 class ScoredPairs:
     """A linker's scored pairs, column by column, in file order.
 
-    ``source_l``/``source_r`` are ``None`` when the file has no source columns;
-    ``match_key`` is ``None`` when it has no rule column (an entry is ``None`` when empty).
+    Ids, sources and rules are Arrow string arrays (lists given are converted), so that ten
+    million pairs make no Python string each. ``source_l``/``source_r`` are ``None`` when the
+    file has no source columns; ``match_key`` is ``None`` when it has no rule column (an
+    entry is null when empty).
     """
 
-    id_l: list[str]
-    id_r: list[str]
+    id_l: pa.Array
+    id_r: pa.Array
     match_probability: np.ndarray
     match_weight: np.ndarray
-    source_l: list[str] | None = None
-    source_r: list[str] | None = None
-    match_key: list[str | None] | None = None
+    source_l: pa.Array | None = None
+    source_r: pa.Array | None = None
+    match_key: pa.Array | None = None
     format: str = "csv"
+
+    def __post_init__(self) -> None:
+        for name in ("id_l", "id_r", "source_l", "source_r", "match_key"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, string_array(value))
 
     def __len__(self) -> int:
         return len(self.id_l)
@@ -72,7 +87,32 @@ class ScoredPairs:
         """The distinct source names, in order of first appearance (left, then right)."""
         if self.source_l is None or self.source_r is None:
             return []
-        return list(dict.fromkeys([*dict.fromkeys(self.source_l), *dict.fromkeys(self.source_r)]))
+        return distinct(self.source_l, self.source_r)
+
+
+def string_array(values) -> pa.Array:
+    """``values`` (a sequence of strings, an Arrow array or chunked array) as one Arrow
+    string array; ``large_string`` when its text passes the 2 GiB of ``string``'s offsets."""
+    if isinstance(values, pa.ChunkedArray):
+        if values.num_chunks == 1:
+            values = values.chunk(0)
+        elif values.nbytes >= 2**31 - 2**24 and pa.types.is_string(values.type):
+            values = pc.cast(values, pa.large_string()).combine_chunks()
+        else:
+            values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, pa.string())
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.string())
+    return values
+
+
+def distinct(*arrays: pa.Array) -> list[str]:
+    """The distinct values of ``arrays``, in order of first appearance (nulls left out)."""
+    names: dict[str, None] = {}
+    for array in arrays:
+        names.update(dict.fromkeys(pc.unique(array.drop_null()).to_pylist()))
+    return list(names)
 
 
 def read_predictions(source: Source, *, max_rows: int | None = None, max_id: int = 100):
@@ -163,11 +203,14 @@ def _strings(table: pa.Table, name: str) -> pa.ChunkedArray:
 def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     problems: list[str] = []
     names = table.column_names
-    text = {name: _strings(table, name) for name in (*ID_COLUMNS, *SOURCE_COLUMNS) if name in names}
+    text = {
+        name: string_array(_strings(table, name))
+        for name in (*ID_COLUMNS, *SOURCE_COLUMNS)
+        if name in names
+    }
+    trimmed = {name: pc.utf8_trim_whitespace(column) for name, column in text.items()}
     for name, column in text.items():
-        empty = pc.or_(
-            pc.is_null(column), pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(column)), 0)
-        )
+        empty = pc.or_(pc.is_null(column), pc.equal(pc.utf8_length(trimmed[name]), 0))
         _flag(problems, empty, name, "empty")
         if name in ID_COLUMNS:
             _flag(
@@ -187,12 +230,11 @@ def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
             weight = np.log2(probability) - np.log2(1.0 - probability)
     key = None
     if "match_key" in names:
-        key = [None if v in (None, "") else v for v in _strings(table, "match_key").to_pylist()]
-    ids = {name: [v.strip() for v in text[name].to_pylist()] for name in ID_COLUMNS}
-    sources = {name: text[name].to_pylist() for name in SOURCE_COLUMNS if name in text}
+        key = string_array(_strings(table, "match_key"))
+        key = pc.if_else(pc.equal(key, ""), pa.scalar(None, key.type), key)
     return ScoredPairs(
-        ids["unique_id_l"], ids["unique_id_r"], probability, weight,
-        sources.get("source_dataset_l"), sources.get("source_dataset_r"), key, fmt,
+        trimmed["unique_id_l"], trimmed["unique_id_r"], probability, weight,
+        text.get("source_dataset_l"), text.get("source_dataset_r"), key, fmt,
     )  # fmt: skip
 
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from app import charts
 from app.extensions import db
@@ -145,7 +147,7 @@ def add_scored_round(
         raise ScoredPairsError(["no new pair: the project has every one of them already"])
     new = NewPairs(
         resolved.a, resolved.b, scored.match_probability[rows], scored.match_weight[rows],
-        None if scored.match_key is None else np.asarray(scored.match_key, object)[rows],
+        _rules(scored.match_key, rows),
     )  # fmt: skip
     number = next_round(project)
     unscored = bool(np.isnan(new.probability).all())
@@ -166,6 +168,17 @@ def add_scored_round(
     keep_datasets(project, resolved.datasets)
     origin = "pairs" if unscored else "scores"
     return record_round(project, number, origin, by, counts, record, filename)
+
+
+def _rules(keys: pa.Array | None, rows: np.ndarray) -> np.ndarray | None:
+    """The kept pairs' rules (``match_key``) as an object array, ``None`` for a pair without:
+    each distinct rule made a Python string once (a linker has a few rules and millions of
+    pairs), the array built by indexing."""
+    if keys is None:
+        return None
+    encoded = pc.dictionary_encode(keys.take(rows))
+    text = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
+    return text[pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)]
 
 
 def by_record(

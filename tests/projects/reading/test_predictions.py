@@ -41,8 +41,8 @@ def test_csv_and_parquet_give_the_same_pairs_and_other_columns_are_not_read():
         )
     )  # fmt: skip
     for scored in (from_csv, from_parquet):
-        assert (scored.id_l, scored.id_r) == (["1", "2"], ["7", "8"])
-        assert scored.sources == ["dfa", "dfb"] and scored.match_key == ["0", "1"]
+        assert (scored.id_l.to_pylist(), scored.id_r.to_pylist()) == (["1", "2"], ["7", "8"])
+        assert scored.sources == ["dfa", "dfb"] and scored.match_key.to_pylist() == ["0", "1"]
         assert np.allclose(scored.match_probability, [8 / 9, 0.2])
         assert np.allclose(scored.match_weight, [3.0, -2.0])
     assert (from_csv.format, from_parquet.format) == ("csv", "parquet")
@@ -62,12 +62,12 @@ def test_a_missing_score_is_derived_from_the_other_one(tmp_path):
     path.write_bytes(
         _csv("0.5,a,b", header="match_probability;unique_id_l;unique_id_r".replace(";", ","))
     )
-    assert read_predictions(path).id_l == ["a"]
+    assert read_predictions(path).id_l.to_pylist() == ["a"]
 
 
 def test_semicolons_a_bom_and_crlf_are_read():
     text = "\ufeffmatch_probability;unique_id_l;unique_id_r\r\n0.5;a;b\r\n".encode()
-    assert read_predictions(text).id_r == ["b"]
+    assert read_predictions(text).id_r.to_pylist() == ["b"]
 
 
 @pytest.mark.parametrize(

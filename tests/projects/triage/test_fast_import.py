@@ -70,8 +70,9 @@ def _oracle(project: Project, scored: ScoredPairs, settings: TriageSettings) -> 
     def score(value: float):
         return value if math.isfinite(value) else None
 
+    id_l, id_r, keys = (c.to_pylist() for c in (scored.id_l, scored.id_r, scored.match_key))
     return [
-        (ours["A", scored.id_l[i]], ours["B", scored.id_r[i]], scored.match_key[i],
+        (ours["A", id_l[i]], ours["B", id_r[i]], keys[i],
          score(scored.match_probability[i]), score(scored.match_weight[i]),
          triaged.purpose[i], triaged.decision[i])
         for i in triaged.order.tolist()

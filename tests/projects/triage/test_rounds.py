@@ -162,6 +162,23 @@ def test_source_names_are_matched_by_ids_kept_and_written_back(app, manager):
             add_scored_round(project, other, settings, owner)
 
 
+def test_a_side_may_mix_sources_and_the_first_of_a_repeated_pair_is_kept(app, manager):
+    with app.app_context():
+        owner = db.session.get(User, manager)
+        project = create_project(link_spec(), owner)
+        # Left ids from A then B (each side looked up per source); the third repeats the first.
+        scored = _scored(["a0", "b1", "a0"], ["b0", "a1", "b0"], ["A", "B", "A"], ["B", "A", "B"])
+        with pytest.raises(ScoredPairsError, match="row 3: the same pair as an earlier row"):
+            add_scored_round(project, scored, None, owner)
+        made = add_scored_round(project, scored, None, owner, item="pair")
+        assert made.counts["pairs"] == 2
+        pairs = db.session.scalars(select(Pair).order_by(Pair.id)).all()
+        assert [(p.record_a.external_id, p.record_b.external_id) for p in pairs] == [
+            ("a0", "b0"),
+            ("a1", "b1"),
+        ]
+
+
 def test_source_names_the_ids_cannot_tell_apart_must_be_given(app, manager):
     with app.app_context():
         owner = db.session.get(User, manager)
