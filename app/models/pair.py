@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
+from sqlalchemy import CheckConstraint, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -42,6 +42,15 @@ class ModelDecision(enum.StrEnum):
 _REVIEWED = "purpose <> 'model'"
 
 
+def one_of(column: str, values) -> str:
+    """SQL: ``column`` equals one of ``values``, as a chain of ``=`` joined by ``OR``.
+
+    Not ``column IN (…)``: SQLite builds the list anew for every row it checks, even in a
+    statement of many rows (1.2 µs a row; ~12 s of a 10M-pair import for one such check).
+    """
+    return "(" + " OR ".join(f"{column} = '{value}'" for value in values) + ")"
+
+
 class Pair(db.Model):
     __tablename__ = "pairs"
     __table_args__ = (
@@ -62,12 +71,9 @@ class Pair(db.Model):
             postgresql_where=text(_REVIEWED),
         ),
         CheckConstraint("record_a_id <> record_b_id", name="distinct_records"),
+        CheckConstraint(one_of("purpose", Purpose), name="purpose_known"),
         CheckConstraint(
-            "purpose IN ('band', 'calibration', 'model', 'blocking', 'pairfile')",
-            name="purpose_known",
-        ),
-        CheckConstraint(
-            "model_decision IS NULL OR model_decision IN ('match', 'non_match')",
+            f"model_decision IS NULL OR {one_of('model_decision', ModelDecision)}",
             name="model_decision_known",
         ),
         CheckConstraint("round >= 1", name="round_positive"),
@@ -76,17 +82,18 @@ class Pair(db.Model):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    # Its own index although the unique constraint and the round/purpose index lead with it:
-    # on SQLite an index on (project_id) ends with the rowid, so a project's pairs by id (the
-    # listing's keyset pages, the exports) are read in order instead of sorted whole.
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    # The project's records, with no foreign key: every path that writes pairs resolves their
-    # ids among the project's own records first (which a key to ``records`` would not check),
-    # and records go only with their project, whose key deletes its pairs. The two keys' checks
-    # were most of a 10M-pair import (SQLite: 137 s of rows → 58 s without them and the model
-    # pairs' index; PostgreSQL's COPY of 1M pairs: 37.8 s → 8.9 s).
+    # No foreign keys: the pairs table is written millions of rows at a time, and SQLite
+    # checks a key row by row (the three keys were most of a 10M-pair import: 137 s of rows →
+    # 41 s without them, the model pairs' index and IN checks; PostgreSQL's COPY of 1M pairs
+    # 37.8 s → 8.9 s without the records' keys). Every path that writes pairs takes the
+    # project from the database and resolves the ids among its own records first (which a key
+    # to ``records`` never checked); ``delete_project`` deletes a project's pairs, and records
+    # go only with their project. Rows of other tables keep their keys to ``pairs``.
+    #
+    # ``project_id`` has its own index although the unique and round/purpose indexes lead
+    # with it: on SQLite an index on (project_id) ends with the rowid, so a project's pairs by
+    # id (the listing's keyset pages, the exports) are read in order instead of sorted whole.
+    project_id: Mapped[int] = mapped_column(index=True)
     record_a_id: Mapped[int]
     record_b_id: Mapped[int]
     # The pair's id in its pair file (``PairID``); "" for pairs made by blocking or the API.

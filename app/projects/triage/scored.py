@@ -13,6 +13,7 @@ name), so each pair is turned to ``(A, B)``. Problems name rows, never ids or va
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -186,7 +187,10 @@ def resolve_pairs(
     flag = _flagger(problems, item)
     if not dedupe:
         flag(left == right, "both records are from the same source")
-    x, y = _side(id_l, left, labels, ids), _side(id_r, right, labels, ids)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # Arrow's look-up lets go of the GIL:
+        on_left = pool.submit(_side, id_l, left, labels, ids)  # the two sides on two cores
+        y = _side(id_r, right, labels, ids)
+        x = on_left.result()
     flag(x < 0, "unknown record id", columns[0])
     flag((y < 0) & (x >= 0), "unknown record id", columns[1])
     flag((x == y) & (x >= 0), "a record cannot be paired with itself")
