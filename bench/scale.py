@@ -5,10 +5,10 @@ One run on a generated deduplication project (``--records``, default 1,000,000):
 1. **import** ``--import-pairs`` scored pairs (default 10,000,000; a Parquet file of Splink's
    columns, probabilities uniform) with triage thresholds around 0.5 that send
    ``--review-pairs`` of them (default 1,000,000) to review and let the model decide the
-   rest: read, resolve the ids, triage and store (``add_scored_round``; COPY on PostgreSQL).
-   Baseline (SQLite): the same import writing one row a statement, as before bulk statements
-   (``app.bulk.ROWS_PER_STATEMENT`` = 1), timed on the first ``--baseline-import`` pairs in a
-   rolled-back savepoint and scaled (``~``). Target ≤ 60 s.
+   rest: read, resolve the ids, triage, store (``add_scored_round``; COPY on PostgreSQL) and
+   commit. Baseline (SQLite): the same import writing one row a statement, as before bulk
+   statements (``app.bulk.ROWS_PER_STATEMENT`` = 1), timed on the first ``--baseline-import``
+   pairs in a rolled-back savepoint (so without its commit) and scaled (``~``). Target ≤ 60 s.
 2. **assign** the pairs to review to two workers (``assign_workers``). Baseline: main's
    ``assign_pairs`` before issue 24 (``bench/_scale_baseline.py``: an ORM object per pair and
    every pair rendered for the characters meter), timed on ``--baseline-max`` pairs and scaled
@@ -210,10 +210,13 @@ def _run(app, args, tmp: Path) -> None:
     t_base = None
     if db.engine.dialect.name == "sqlite":  # PostgreSQL writes by COPY either way
         t_base = _import_one_row_a_statement(project, path, settings, manager, args, tmp)
-    result, t_import = _timed(
-        lambda: add_scored_round(project, read_scores(str(path)), settings, manager)
-    )
-    db.session.commit()
+
+    def import_and_commit():
+        made = add_scored_round(project, read_scores(str(path)), settings, manager)
+        db.session.commit()  # a round is imported once it is committed (SQLite: WAL + checkpoint)
+        return made
+
+    result, t_import = _timed(import_and_commit)
     number = result.number
     review = db.session.scalars(
         select(Pair.id)
