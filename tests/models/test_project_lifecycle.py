@@ -152,6 +152,24 @@ def test_the_unique_index_holds_the_reviewed_pairs_and_deleting_takes_every_pair
 
 
 @pytest.mark.parametrize(
+    "change", [{"purpose": "other"}, {"model_decision": "maybe"}, {"round": 0}]
+)
+def test_the_checks_refuse_an_unknown_purpose_decision_or_round(app, change):
+    """The checks are ``=`` … ``OR`` chains now (``app.models.pair.one_of``), not ``IN``."""
+    with app.app_context():
+        project = paper_project(make_user("max", "manager"))
+        pair = db.session.scalars(sa.select(Pair)).first()
+        fields = {"purpose": "model", "model_decision": "match", "round": 2, **change}
+        db.session.add(
+            Pair(project_id=project.id, record_a_id=pair.record_b_id,
+                 record_b_id=pair.record_a_id, **fields)
+        )  # fmt: skip
+        with pytest.raises(IntegrityError):
+            db.session.commit()
+        db.session.rollback()
+
+
+@pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"kind": "merge"}, "'kind' must be"),

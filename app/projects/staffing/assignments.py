@@ -173,7 +173,11 @@ def round_pairs(project: Project, number: int) -> tuple[np.ndarray, np.ndarray, 
         Pair.round == number,
         Pair.purpose.in_([p.value for p in REVIEWED]),
     )
-    table = int_table(query.order_by(Pair.id), 3)
+    # put in id order here, not by ORDER BY: SQLite would then walk every pair of the project
+    # by its id index (ten million rows for a million to review) instead of this round's range
+    # of the round/purpose index
+    table = int_table(query, 3)
+    table = table[np.argsort(table[:, 0], kind="stable")]
     return table[:, 0], table[:, 1], table[:, 2]
 
 
@@ -194,10 +198,12 @@ def _check_assignable(project: Project, pair_ids: Sequence[int]) -> None:
     ids, found = list(pair_ids), {}
     for start in range(0, len(ids), 10_000):  # bounded IN lists (SQLite's variable limit)
         chunk = ids[start : start + 10_000]
-        query = select(Pair.id, Pair.purpose).where(
-            Pair.project_id == project.id, Pair.id.in_(chunk)
+        # by id alone, the project compared here: with ``project_id = ?`` in the query SQLite
+        # scans the project's whole round/purpose index (ten million entries) for each chunk
+        query = select(Pair.id, Pair.project_id, Pair.purpose).where(Pair.id.in_(chunk))
+        found.update(
+            (i, purpose) for i, owner, purpose in db.session.execute(query) if owner == project.id
         )
-        found.update(db.session.execute(query).all())
     unknown = [p for p in pair_ids if p not in found]
     if unknown:
         raise AssignmentError(f"pairs not in this project: {unknown[:10]}")

@@ -159,7 +159,9 @@ def budget_recommendation(
         query = select(Pair.id).where(
             Pair.project_id == project.id, Pair.purpose.in_([p.value for p in REVIEWED])
         )
-        ids = int_table(query.order_by(Pair.id), 1)[:, 0]
+        # sorted here: ORDER BY id made SQLite read every pair's row by the project's id index
+        # instead of the round/purpose index alone (``round_pairs``)
+        ids = np.sort(int_table(query, 1)[:, 0])
     else:
         ids = np.unique(np.asarray(pair_ids, dtype=np.int64))
     if not len(ids) or not project.identifying:

@@ -186,9 +186,10 @@ def by_record(
 ) -> np.ndarray:
     """``order`` with its model-decided tail (after the ``reviewed`` first) sorted by the
     model's decision, then record ids: nobody reviews those pairs, so their order is free.
-    In record order every insert into the pairs' unique index (project, a, b) lands next to
-    the one before instead of at a random page (most of a bulk import's time on SQLite at a
-    million records), and a chunk of one decision writes it once, not per pair."""
+    A chunk of one decision writes it once, not per pair; in record order, readers that join
+    a round's pairs to their records (the exports) find record ``a`` on the page they read
+    last. (The order no longer speeds the write itself: the model's pairs are outside the
+    unique index since ``uq_pairs_reviewed``.)"""
     tail = order[reviewed:]
     # one int64 key per pair (record ids are 32-bit; were one not, only the order would
     # suffer, never what is stored): a plain sort, ~5× a three-key lexsort

@@ -224,7 +224,7 @@ def _side(ids: pa.Array, position: np.ndarray, labels: list[str], tables) -> np.
 
 def _firsts(keys: np.ndarray) -> np.ndarray:
     """Whether each key is the first of its value in ``keys``. A sort of the values tells
-    whether any repeats (numpy's sort is ~10× its argsort, and ``np.unique`` with
+    whether any repeats (numpy's sort is ~10× faster than its argsort, ``np.unique`` with
     ``return_index`` slower still); only then are the keys put in order, stably."""
     first = np.ones(len(keys), dtype=bool)
     ordered = np.sort(keys)
