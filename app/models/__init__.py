@@ -16,7 +16,7 @@ from app.models.manage import (
     ConflictResolution,
     NameFrequency,
 )
-from app.models.pair import REVIEWED, ModelDecision, Pair, Purpose
+from app.models.pair import REVIEWED, ModelDecision, Pair, Purpose, pair_rounds, reviewed_pairs
 from app.models.project import (
     ConflictPolicy,
     EvidenceModel,
@@ -70,4 +70,6 @@ __all__ = [
     "User",
     "VaultRecord",
     "current_answer_ids",
+    "pair_rounds",
+    "reviewed_pairs",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from sqlalchemy import CheckConstraint, Index, String, text
+from sqlalchemy import CheckConstraint, Index, String, func, select, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -123,3 +123,33 @@ class Pair(db.Model):
 
     def record(self, row: int):
         return self.record_a if row == 0 else self.record_b
+
+
+def pair_rounds(project_id: int) -> list[int]:
+    """The numbers of the project's rounds that hold pairs, ascending: one seek each in
+    ``ix_pairs_project_round_purpose`` (``min(round) > n``, recursively), no pair read."""
+    rounds = (
+        select(func.min(Pair.round).label("n"))
+        .where(Pair.project_id == project_id)
+        .cte("rounds", recursive=True)
+    )
+    following = (
+        select(func.min(Pair.round))
+        .where(Pair.project_id == project_id, Pair.round > rounds.c.n)
+        .scalar_subquery()
+    )
+    rounds = rounds.union_all(select(following).where(rounds.c.n.is_not(None)))
+    return [n for n in db.session.scalars(select(rounds.c.n)) if n is not None]
+
+
+def reviewed_pairs(project_id: int) -> tuple:
+    """Conditions on :class:`Pair` for the project's pairs to review (every purpose but the
+    model's) that SQLite reads round by round and purpose by purpose through
+    ``ix_pairs_project_round_purpose``: ``project_id = ?`` and ``purpose IN (…)`` alone make
+    it scan the project's whole index, its ten million model pairs with the million to review
+    (SQLite has no statistics to skip them)."""
+    return (
+        Pair.project_id == project_id,
+        Pair.round.in_(pair_rounds(project_id)),
+        Pair.purpose.in_([p.value for p in REVIEWED]),
+    )

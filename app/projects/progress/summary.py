@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, AssignmentPair, BudgetChange, Pair, Project, Purpose
+from app.models import Assignment, AssignmentPair, BudgetChange, Pair, Project, reviewed_pairs
 from app.projects.progress.agreement import Agreement, agreement
 from app.projects.progress.counts import answer_counts, assigned_pairs
 
@@ -113,24 +113,9 @@ def reviewable_pairs(project_id: int) -> int:
     """The project's pairs for people to review (every purpose but the model's).
 
     Counted round by round and purpose by purpose through ``ix_pairs_project_round_purpose``
-    (index seeks: a project's ten million model pairs are never read to count its million
-    to review); the rounds are found by one seek each.
+    (``reviewed_pairs``: a project's ten million model pairs are never read to count its
+    million to review).
     """
-    rounds = (
-        select(func.min(Pair.round).label("n"))
-        .where(Pair.project_id == project_id)
-        .cte("rounds", recursive=True)
-    )
-    following = (
-        select(func.min(Pair.round))
-        .where(Pair.project_id == project_id, Pair.round > rounds.c.n)
-        .scalar_subquery()
-    )
-    rounds = rounds.union_all(select(following).where(rounds.c.n.is_not(None)))
-    numbers = [n for n in db.session.scalars(select(rounds.c.n)) if n is not None]
-    purposes = [p.value for p in Purpose if p != Purpose.MODEL]
     return db.session.scalar(
-        select(func.count())
-        .select_from(Pair)
-        .where(Pair.project_id == project_id, Pair.round.in_(numbers), Pair.purpose.in_(purposes))
+        select(func.count()).select_from(Pair).where(*reviewed_pairs(project_id))
     )

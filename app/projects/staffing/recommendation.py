@@ -40,7 +40,7 @@ from app.bulk import int_table
 from app.core.disclosure import Level
 from app.core.kapr import kapr_score
 from app.extensions import db
-from app.models import REVIEWED, Assignment, AssignmentPair, Pair, Project
+from app.models import Assignment, AssignmentPair, Pair, Project, reviewed_pairs
 from app.review.grid import PairState
 
 __all__ = [
@@ -156,12 +156,8 @@ def budget_recommendation(
     ``RECOMMENDATION_SAMPLE`` pairs (module docstring). ``progress(done, total)`` counts the
     pairs priced."""
     if pair_ids is None:
-        query = select(Pair.id).where(
-            Pair.project_id == project.id, Pair.purpose.in_([p.value for p in REVIEWED])
-        )
         # sorted here: ORDER BY id made SQLite read every pair's row by the project's id index
-        # instead of the round/purpose index alone (``round_pairs``)
-        ids = np.sort(int_table(query, 1)[:, 0])
+        ids = np.sort(int_table(select(Pair.id).where(*reviewed_pairs(project.id)), 1)[:, 0])
     else:
         ids = np.unique(np.asarray(pair_ids, dtype=np.int64))
     if not len(ids) or not project.identifying:

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.jobs import submit
-from app.models import REVIEWED, Assignment, AssignmentPair, Job, Pair, Project, User
+from app.models import Assignment, AssignmentPair, Job, Pair, Project, User, reviewed_pairs
 from app.projects.staffing.recommendation import Recommendation, recommend_for, sample_size
 from app.review.grid import records_not_in_memory
 
@@ -45,9 +45,7 @@ def runs_as_job(project: Project, assignment_id: int | None = None) -> bool:
     if records_not_in_memory(project) > config.get("RECOMMENDATION_INLINE_RECORDS", INLINE_RECORDS):
         return True
     if assignment_id is None:
-        query = select(func.count()).where(
-            Pair.project_id == project.id, Pair.purpose.in_([p.value for p in REVIEWED])
-        )
+        query = select(func.count()).select_from(Pair).where(*reviewed_pairs(project.id))
     else:
         query = select(func.count()).where(AssignmentPair.assignment_id == assignment_id)
     priced = min(db.session.scalar(query) or 0, sample_size())
