@@ -7,8 +7,7 @@ refused row's values stay out of every error (as SQLAlchemy's ``hide_parameters`
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from itertools import chain
 
@@ -25,7 +24,6 @@ __all__ = [
     "BULK_CACHE_KIB",
     "big_cache",
     "int_table",
-    "write_chunks",
     "write_columns",
     "write_int_rows",
     "write_numbered",
@@ -125,55 +123,21 @@ def write_columns(model, columns: Mapping[str, object], n: int) -> None:
     :data:`ROWS_PER_STATEMENT` rows a statement; PostgreSQL's ``COPY`` text is made by Arrow's
     kernels (floats in their shortest round-trip form) and sent in one piece.
     """
-    if n:
-        connection = _connection_of(model)
-        _write_prepared(connection, model, _prepared(connection.dialect.name, columns, n))
-
-
-def write_chunks(model, chunks: Iterable[tuple[Mapping[str, object], int]], done=None) -> None:
-    """:func:`write_columns` of each ``(columns, n)`` of ``chunks``, the next chunk made and
-    its parameters prepared on a thread while the database writes this one (SQLite and
-    psycopg let go of the GIL as they write; ~4 s of a 10M-pair import hidden).
-    ``done(n)`` is called after each chunk is written."""
+    if not n:
+        return
     connection = _connection_of(model)
-    dialect = connection.dialect.name
-    items = iter(chunks)
-
-    def prepare_next():
-        item = next(items, None)
-        return None if item is None else (_prepared(dialect, *item), item[1])
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        ahead = pool.submit(prepare_next)
-        while (ready := ahead.result()) is not None:
-            ahead = pool.submit(prepare_next)
-            if ready[1]:
-                _write_prepared(connection, model, ready[0])
-            if done is not None:
-                done(ready[1])
-
-
-def _prepared(dialect: str, columns: Mapping[str, object], n: int) -> tuple:
-    """What :func:`_write_prepared` sends: the column names and ``COPY`` text (PostgreSQL),
-    or the names, each row's value expressions, every row's parameters and ``n``."""
     names = tuple(columns)
-    if dialect == "postgresql":
-        return names, _copy_text([columns[c] for c in names], n)
+    if connection.dialect.name == "postgresql":
+        text = _copy_text([columns[c] for c in names], n)
+        _copy(connection, model, names, lambda copy: copy.write(text))
+        return
     fixed = {c: _literal(v) for c, v in columns.items() if _literal(v) is not None}
     varying = [c for c in names if c not in fixed]
     flat: list = [None] * (n * len(varying))
     for j, name in enumerate(varying):  # row i's parameters are flat[i·k : (i+1)·k]
         flat[j :: len(varying)] = _python(columns[name], n)
     marks = tuple(fixed.get(c, "?") for c in names)
-    return names, marks, flat, n
-
-
-def _write_prepared(connection: Connection, model, prepared: tuple) -> None:
-    if connection.dialect.name == "postgresql":
-        names, text = prepared
-        _copy(connection, model, names, lambda copy: copy.write(text))
-    else:
-        _insert_sqlite(connection, model, *prepared)
+    _insert_sqlite(connection, model, names, marks, flat, n)
 
 
 def _insert_sqlite(connection: Connection, model, names, marks, flat: list, n: int) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import func, select
 
-from app.bulk import big_cache, int_table, write_chunks
+from app.bulk import big_cache, int_table, write_columns
 from app.extensions import db
 from app.models import Pair, Project, Round
 
@@ -67,16 +67,15 @@ def pair_keys(a: np.ndarray, b: np.ndarray, dedupe: bool) -> np.ndarray:
 def insert_pairs(
     project_id: int, pairs: NewPairs, round_number: int, default_purpose: str, progress=None
 ) -> int:
-    """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_chunks`, in chunks of
-    :data:`CHUNK` so no more than two chunks of rows are held); flush; return the count.
+    """Insert ``pairs`` as round ``round_number`` (:func:`app.bulk.write_columns`, in chunks of
+    :data:`CHUNK` so no more than a chunk of rows is held); flush; return the count.
 
     A score that is missing or infinite (a probability of exactly 0 or 1 given without its
     weight) is stored as none. ``progress(written, total)`` is called after each chunk."""
     db.session.flush()
     n = len(pairs)
     order = pairs.order if pairs.order is not None else np.arange(n)
-
-    def chunks():
+    with big_cache():
         for start in range(0, len(order), CHUNK):
             take = order[start : start + CHUNK]
             columns = {
@@ -91,18 +90,9 @@ def insert_pairs(
                 "round": round_number,
                 "model_decision": _taken(pairs.decision, take, None),
             }
-            yield columns, len(take)
-
-    written = 0
-
-    def done(count: int) -> None:
-        nonlocal written
-        written += count
-        if progress is not None:
-            progress(written, len(order))
-
-    with big_cache():
-        write_chunks(Pair, chunks(), done)
+            write_columns(Pair, columns, len(take))
+            if progress is not None:
+                progress(start + len(take), len(order))
     return len(order)
 
 

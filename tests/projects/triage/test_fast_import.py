@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from app.bulk import write_chunks, write_columns, write_rows
+from app.bulk import write_columns, write_rows
 from app.extensions import db
 from app.models import Pair, Project, Record, Source, User
 from app.projects.lifecycle import create_project
@@ -132,39 +132,6 @@ def test_columns_are_written_as_rows_are(app):
         second = db.session.execute(query.where(Pair.round == 2)).all()
     flip = [(r[1], r[0], *r[2:7], 1, r[8]) for r in second]
     assert flip == [tuple(r) for r in first]
-
-
-def test_chunks_are_written_in_order_and_reported_and_a_failing_chunk_stops_them(app):
-    """``write_chunks`` prepares the next chunk on a thread: the rows land as one
-    ``write_columns`` per chunk would write them, in order; ``done`` hears each chunk; an
-    error while making a chunk reaches the caller and no later chunk is written."""
-    with app.app_context():
-        project = create_project(_spec(), make_user("max", "manager"))
-        db.session.flush()
-        ids = np.array(db.session.scalars(select(Record.id).order_by(Record.id)).all())
-        a, b = ids[:N], ids[N : 2 * N]
-
-        def chunks(fail_at=None):
-            for start in range(0, N, 7):
-                if start == fail_at:
-                    raise RuntimeError("chunk failed")
-                part = slice(start, start + 7)
-                columns = {"project_id": project.id, "record_a_id": a[part],
-                           "record_b_id": b[part], "match_probability": a[part] / 1e9,
-                           "purpose": "model", "round": 3 if fail_at is None else 4,
-                           "model_decision": "non_match"}  # fmt: skip
-                yield columns, len(a[part])
-
-        heard = []
-        write_chunks(Pair, chunks(), heard.append)
-        query = select(Pair.record_a_id, Pair.record_b_id, Pair.match_probability)
-        stored = db.session.execute(query.where(Pair.round == 3).order_by(Pair.id)).all()
-        assert [tuple(r) for r in stored] == list(zip(a, b, a / 1e9, strict=True))
-        assert sum(heard) == N and all(0 < n <= 7 for n in heard)
-        with pytest.raises(RuntimeError, match="chunk failed"):
-            write_chunks(Pair, chunks(fail_at=14), heard.append)
-        count = select(func.count()).select_from(Pair).where(Pair.round == 4)
-        assert db.session.scalar(count) == 14
 
 
 def test_pairs_are_counted_without_reading_the_file(tmp_path):
