@@ -13,7 +13,7 @@ Create Date: 2026-11-27 22:45:00
 - pairs: the checks of ``purpose`` and ``model_decision`` say ``=`` … ``OR`` instead of
   ``IN (…)``, which SQLite builds anew for every row it checks.
 
-Both were most of the time of a 10M-pair import (``bench/RESULTS.md``).
+Together they were most of the time of a 10M-pair import (``bench/RESULTS.md``).
 On SQLite the table is rebuilt: the triggers of other tables that read ``pairs`` are set
 aside and made again from their own SQL.
 """
