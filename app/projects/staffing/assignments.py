@@ -173,9 +173,7 @@ def round_pairs(project: Project, number: int) -> tuple[np.ndarray, np.ndarray, 
         Pair.round == number,
         Pair.purpose.in_([p.value for p in REVIEWED]),
     )
-    # put in id order here, not by ORDER BY: SQLite would then walk every pair of the project
-    # by its id index (ten million rows for a million to review) instead of this round's range
-    # of the round/purpose index
+    # id order made here: by ORDER BY, SQLite walks all the project's pairs by its id index
     table = int_table(query, 3)
     table = table[np.argsort(table[:, 0], kind="stable")]
     return table[:, 0], table[:, 1], table[:, 2]
@@ -198,8 +196,7 @@ def _check_assignable(project: Project, pair_ids: Sequence[int]) -> None:
     ids, found = list(pair_ids), {}
     for start in range(0, len(ids), 10_000):  # bounded IN lists (SQLite's variable limit)
         chunk = ids[start : start + 10_000]
-        # by id alone, the project compared here: with ``project_id = ?`` in the query SQLite
-        # scans the project's whole round/purpose index (ten million entries) for each chunk
+        # by id alone (with ``project_id = ?`` SQLite scans the project's round/purpose index)
         query = select(Pair.id, Pair.project_id, Pair.purpose).where(Pair.id.in_(chunk))
         found.update(
             (i, purpose) for i, owner, purpose in db.session.execute(query) if owner == project.id
