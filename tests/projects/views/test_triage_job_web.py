@@ -95,3 +95,55 @@ def test_progress_while_the_pairs_are_written_leaves_the_round_whole(
     assert "Status: done" in client.get(queued.headers["Location"]).get_data(as_text=True)
     with app.app_context():
         assert _stored(by_job) == _stored(in_request)
+
+
+def test_a_large_file_is_previewed_by_a_job_as_the_request_would(app, client, people):
+    project, other = _project(app, people), _project(app, people)
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    url = f"/projects/{project}/triage"
+    upload = {"scores": (io.BytesIO(CSV.encode()), "pred.csv")}
+    small = client.post(url, data={**_form(), "action": "preview", **upload},
+                        content_type="multipart/form-data")  # fmt: skip
+    token = small.get_data(as_text=True).split('name="token" value="', 1)[1].split('"', 1)[0]
+    in_request = client.get(f"{url}/histogram.csv", query_string={**_form(), "token": token})
+    app.config["TRIAGE_JOB_THRESHOLD"] = 3  # the file has 6 pairs
+    queued = client.post(url, data={**_form(), "action": "preview", "token": token})
+    assert queued.status_code == 302 and "/triage/jobs/" in queued.headers["Location"]
+    done = client.get(queued.headers["Location"])  # the job ran inline: back to the triage page
+    assert done.status_code == 302 and "?job=" in done.headers["Location"]
+    page = client.get(done.headers["Location"]).get_data(as_text=True)
+    assert 'id="triage-preview"' in page and "Import round 1: 4 pairs to review" in page
+    assert f'name="token" value="{token}"' in page and 'name="calibration" value="1"' in page
+    job = done.headers["Location"].rsplit("=", 1)[1]
+    by_job = client.get(f"{url}/histogram.csv", query_string={"job": job})
+    assert by_job.status_code == 200 and by_job.data == in_request.data
+    # new thresholds, the same staged file: another preview job
+    again = client.post(url, data={**_form(upper="0.5"), "action": "preview", "token": token})
+    page = client.get(client.get(again.headers["Location"]).headers["Location"])
+    assert "Import round 1: 2 pairs to review" in page.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Pair.id))) == 0  # a preview writes nothing
+        assert (
+            db.session.scalar(select(func.count(Job.id)).where(Job.kind == "triage_preview")) == 2
+        )
+    # the preview is this project's and this manager's only
+    assert client.get(f"/projects/{other}/triage", query_string={"job": job}).status_code == 404
+    assert client.get(f"/projects/{project}/triage", query_string={"job": 999}).status_code == 404
+    committed = client.post(url, data={**_form(), "action": "commit", "token": token})
+    assert "Status: done" in client.get(committed.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Pair.id))) == 6
+
+
+def test_a_large_file_that_does_not_fit_shows_its_problems_at_preview(app, client, people):
+    project = _project(app, people)
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    app.config["TRIAGE_JOB_THRESHOLD"] = 3
+    bad = CSV.replace("a1,dfb", "SECRET,dfb")
+    queued = client.post(f"/projects/{project}/triage", data={
+        **_form(), "action": "preview", "scores": (io.BytesIO(bad.encode()), "pred.csv")},
+        content_type="multipart/form-data")  # fmt: skip
+    page = client.get(queued.headers["Location"])
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Previewing scored pairs" in text
+    assert "row 2, column &#39;unique_id_l&#39;" in text and "SECRET" not in text
