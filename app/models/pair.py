@@ -161,5 +161,6 @@ def reviewed_pairs(project_id: int, purposes: Iterable[str] | None = None) -> tu
 #: with ``ORDER BY id`` SQLite walks every pair of the project through ``ix_pairs_project_id``
 #: to skip a sort (ten million model pairs read to find a million to review); with the
 #: expression it reads the pairs to review through ``ix_pairs_project_round_purpose`` and
-#: sorts them (a million: ~1 s). PostgreSQL plans either way by its statistics.
+#: sorts them (a million rows: within the noise of reading them). PostgreSQL plans by its
+#: statistics either way.
 BY_ID = Pair.id + 0
