@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
@@ -14,9 +15,9 @@ from tests.factories import PASSWORD
 from tests.projects.views.test_triage_web import CSV, _form, _project
 
 
-def _import(client, project: int, body: str):
+def _import(client, project: int, body: str, action: str = "commit"):
     url = f"/projects/{project}/triage"
-    return client.post(url, data={**_form(), "action": "commit",
+    return client.post(url, data={**_form(), "action": action,
                                   "scores": (io.BytesIO(body.encode()), "pred.csv")},
                        content_type="multipart/form-data")  # fmt: skip
 
@@ -54,12 +55,15 @@ def test_a_large_file_is_imported_by_a_job_as_the_request_would(app, client, peo
     assert client.get(other).status_code == 404
 
 
-def test_a_large_file_that_does_not_fit_shows_its_problems(app, client, people):
+@pytest.mark.parametrize("action", ["commit", "preview"])
+def test_a_large_file_that_does_not_fit_shows_its_problems(app, client, people, action):
     project = _project(app, people)
     client.post("/login", data={"username": "max", "password": PASSWORD})
     app.config["TRIAGE_JOB_THRESHOLD"] = 3
-    queued = _import(client, project, CSV.replace("a1,dfb", "SECRET,dfb"))
+    queued = _import(client, project, CSV.replace("a1,dfb", "SECRET,dfb"), action)
     page = client.get(queued.headers["Location"]).get_data(as_text=True)
+    doing = "Previewing" if action == "preview" else "Importing"
+    assert f"{doing} scored pairs" in page
     assert "row 2, column &#39;unique_id_l&#39;" in page and "SECRET" not in page
     with app.app_context():
         assert db.session.scalar(select(func.count(Pair.id))) == 0
@@ -133,17 +137,3 @@ def test_a_large_file_is_previewed_by_a_job_as_the_request_would(app, client, pe
     assert "Status: done" in client.get(committed.headers["Location"]).get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(select(func.count(Pair.id))) == 6
-
-
-def test_a_large_file_that_does_not_fit_shows_its_problems_at_preview(app, client, people):
-    project = _project(app, people)
-    client.post("/login", data={"username": "max", "password": PASSWORD})
-    app.config["TRIAGE_JOB_THRESHOLD"] = 3
-    bad = CSV.replace("a1,dfb", "SECRET,dfb")
-    queued = client.post(f"/projects/{project}/triage", data={
-        **_form(), "action": "preview", "scores": (io.BytesIO(bad.encode()), "pred.csv")},
-        content_type="multipart/form-data")  # fmt: skip
-    page = client.get(queued.headers["Location"])
-    text = page.get_data(as_text=True)
-    assert page.status_code == 200 and "Previewing scored pairs" in text
-    assert "row 2, column &#39;unique_id_l&#39;" in text and "SECRET" not in text
