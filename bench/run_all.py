@@ -1,9 +1,10 @@
-"""Run every bench in ``bench/`` in turn: ``.venv/bin/python bench/run_all.py [--quick]``.
+"""Run the benches in ``bench/`` in turn: ``.venv/bin/python bench/run_all.py [--quick] [NAME…]``.
 
 A bench is a ``*.py`` file here not starting with ``_`` (helpers) other than this one. Every
 bench takes ``--quick`` (seconds, small sizes: what CI runs, ``tests/test_benches.py``);
-without it each runs at its full sizes (``make bench``). Exit status 1 when a bench fails:
-it did not start, or two of its paths disagreed (``bench/_check.py``).
+without it each runs at its full sizes (``make bench``). Names (``scale scoring``: issue 24's
+figures in one run) run those benches only. Exit status 1 when a bench fails: it did not
+start, or two of its paths disagreed (``bench/_check.py``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,16 @@ def benches() -> list[Path]:
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
+    names = [arg.removesuffix(".py") for arg in argv if not arg.startswith("-")]
+    chosen = [b for b in benches() if not names or b.stem in names]
+    unknown = sorted(set(names) - {b.stem for b in chosen})
+    if unknown:
+        print(
+            f"no such bench: {', '.join(unknown)} (benches: {', '.join(b.stem for b in benches())})"
+        )
+        return 2
     failed = []
-    for bench in benches():
+    for bench in chosen:
         args = [sys.executable, str(bench), *(["--quick"] if quick else [])]
         print(f"\n=== {bench.name} {' '.join(args[2:])}", flush=True)
         start = time.perf_counter()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.run_all import benches
+from bench.run_all import benches, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +26,12 @@ def test_make_bench_runs_every_bench():
     names = {path.name for path in benches()}
     assert {"kapr.py", "trajectory.py", "load.py", "import.py"} <= names
     assert not {name for name in names if name.startswith("_")} and "run_all.py" not in names
+
+
+def test_run_all_refuses_a_bench_that_is_not_there_and_runs_nothing(capsys):
+    assert main(["--quick", "scale", "scorng"]) == 2
+    out = capsys.readouterr().out
+    assert "no such bench: scorng" in out and "scoring" in out and "===" not in out
 
 
 @pytest.mark.slow

@@ -16,7 +16,15 @@ from app.models.manage import (
     ConflictResolution,
     NameFrequency,
 )
-from app.models.pair import REVIEWED, ModelDecision, Pair, Purpose, pair_rounds, reviewed_pairs
+from app.models.pair import (
+    BY_ID,
+    REVIEWED,
+    ModelDecision,
+    Pair,
+    Purpose,
+    pair_rounds,
+    reviewed_pairs,
+)
 from app.models.project import (
     ConflictPolicy,
     EvidenceModel,
@@ -33,6 +41,7 @@ from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
 
 __all__ = [
+    "BY_ID",
     "CLEARED",
     "REVIEWED",
     "AccountEvent",

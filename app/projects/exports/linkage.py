@@ -19,7 +19,8 @@ from sqlalchemy import select
 
 from app import csvsafe
 from app.extensions import db
-from app.models import REVIEWED, Pair, Project
+from app.models import BY_ID, Pair, Project
+from app.models import reviewed_pairs as reviewed_pairs_of
 from app.projects.exports.formats import clusters
 from app.projects.exports.peers import SettledPair
 from app.projects.progress.finals import final_columns, with_records
@@ -60,12 +61,11 @@ class ReviewedPair:
 
 def reviewed_pairs(project: Project, purpose: str | None = None) -> Iterator[ReviewedPair]:
     """The project's pairs to review (of ``purpose`` only, if given), in pair order."""
-    purposes = [purpose] if purpose else [p.value for p in REVIEWED]
     query = with_records(
         select(Pair.id, Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight,
                Pair.rule)
-        .where(Pair.project_id == project.id, Pair.purpose.in_(purposes))
-        .order_by(Pair.id)
+        .where(*reviewed_pairs_of(project.id, [purpose] if purpose else None))
+        .order_by(BY_ID)
     )  # fmt: skip
     for pair_id, *rest, sl, il, sr, ir in db.session.execute(query):
         yield ReviewedPair(pair_id, (sl, il, sr, ir), *rest)
@@ -77,14 +77,14 @@ def settled_pairs(project: Project, purpose: str | None = None) -> Iterator[Sett
     consensus as :func:`~app.projects.progress.outcomes.outcomes`, as SQL), read
     :data:`STREAM_ROWS` rows at a time: no list of the pairs is held. Unsettled pairs are
     left out (Splink reads a missing score as a non-match)."""
-    purposes = [purpose] if purpose else [p.value for p in REVIEWED]
     finals = final_columns(project.id)
     query = with_records(
-        finals.query(project.id, finals.human).where(
-            Pair.purpose.in_(purposes), finals.human.in_(("same", "different"))
+        finals.reviewed(project.id, finals.human, purposes=[purpose] if purpose else None).where(
+            finals.human.in_(("same", "different"))
         )
     )
-    for human, sl, il, sr, ir in db.session.execute(query.execution_options(yield_per=STREAM_ROWS)):
+    rows = db.session.connection().execute(query.execution_options(yield_per=STREAM_ROWS))
+    for human, sl, il, sr, ir in rows:
         yield SettledPair(sl, il, sr, ir, human == "same")
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import Result, func, select
 
 from app.extensions import db
 from app.models import (
-    REVIEWED,
+    BY_ID,
     Assignment,
     AssignmentPair,
     ConflictResolution,
@@ -27,6 +27,7 @@ from app.models import (
     Project,
     User,
     current_answer_ids,
+    reviewed_pairs,
 )
 from app.projects.exports import linkage
 from app.projects.exports.linkage import ReviewedPair
@@ -58,12 +59,11 @@ def reviewed_outcomes(
 ) -> Iterator[tuple[ReviewedPair, PairOutcome]]:
     """Each pair to review (of ``purpose`` only, if given) and its outcome, in pair order."""
     project_id = project.id
-    purposes = [purpose] if purpose else [p.value for p in REVIEWED]
     pairs = with_records(
         select(Pair.id, Pair.purpose, Pair.round, Pair.match_probability, Pair.match_weight,
                Pair.rule)
-        .where(Pair.project_id == project_id, Pair.purpose.in_(purposes))
-        .order_by(Pair.id)
+        .where(*reviewed_pairs(project_id, [purpose] if purpose else None))
+        .order_by(BY_ID)
     )  # fmt: skip
     results = [_rows(query) for query in (pairs, *_sides(project_id))]
     try:

@@ -5,7 +5,9 @@ The final linkage combines two kinds of decision (``docs/triage.md``, Provenance
 - people's: the manager's newest resolution of a conflict (``manager``), else the majority
   of the reviewers' current answers (``reviewers``): exactly
   :func:`~app.projects.progress.agreement.consensus` over
-  :func:`~app.projects.progress.outcomes.outcomes`, as SQL aggregates;
+  :func:`~app.projects.progress.outcomes.outcomes`, as SQL over the answers the database
+  keeps per pair (:class:`~app.models.PairAnswers`, one row looked up by pair id: no
+  aggregate over the decision events);
 - the model's: ``Pair.model_decision``, set by the triage thresholds outside the band
   (``model``), which stands until people decide the pair (a calibration pair outside the
   band keeps it as the fallback).
@@ -24,15 +26,15 @@ from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models import (
-    CLEARED,
+    BY_ID,
     Assignment,
     AssignmentPair,
     ConflictResolution,
-    DecisionEvent,
     Pair,
     PairAnswers,
     Record,
     Source,
+    reviewed_pairs,
 )
 
 __all__ = [
@@ -62,7 +64,7 @@ class Finals:
     same: ColumnElement
     different: ColumnElement
     unsure: ColumnElement
-    joined: object  # the FROM clause: pairs left-joined to answers and resolutions
+    joined: object  # the FROM clause: pairs left-joined to pair_answers and resolutions
 
     def query(self, project_id: int, *columns) -> Select:
         """``SELECT columns`` over the project's pairs joined to their answers, by pair id."""
@@ -71,6 +73,16 @@ class Finals:
             .select_from(self.joined)
             .where(Pair.project_id == project_id)
             .order_by(Pair.id)
+        )
+
+    def reviewed(self, project_id: int, *columns, purposes=None) -> Select:
+        """:meth:`query` over the pairs to review only (of ``purposes``, else all), read
+        through their own index (:func:`~app.models.reviewed_pairs`), not the model's pairs'."""
+        return (
+            select(*columns)
+            .select_from(self.joined)
+            .where(*reviewed_pairs(project_id, purposes))
+            .order_by(BY_ID)
         )
 
     def status(self, name: str, project_id: int) -> ColumnElement[bool]:
@@ -114,44 +126,12 @@ def with_records(query: Select) -> Select:
     )  # fmt: skip
 
 
-def _answers(project_id: int):
-    """Per pair: its current answers (a reviewer's newest event, unless it is a clear)."""
-    reviewers = select(Assignment.id).where(
-        Assignment.project_id == project_id, Assignment.resolver.is_(False)
-    )
-    newest = (
-        select(func.max(DecisionEvent.id))
-        .where(DecisionEvent.assignment_id.in_(reviewers))
-        .group_by(DecisionEvent.assignment_id, DecisionEvent.pair_id)
-    )
-    current = (
-        select(DecisionEvent.pair_id, DecisionEvent.decision)
-        .where(DecisionEvent.id.in_(newest), DecisionEvent.decision != CLEARED)
-        .subquery()
-    )
-
-    def count(label: str):
-        return func.sum(case((current.c.decision == label, 1), else_=0))
-
-    return (
-        select(
-            current.c.pair_id,
-            func.count().label("answers"),
-            count("same").label("same"),
-            count("different").label("different"),
-            count("unsure").label("unsure"),
-        )
-        .group_by(current.c.pair_id)
-        .subquery()
-    )
-
-
 def _resolutions(project_id: int):
     """Per pair: the manager's newest resolution."""
     newest = (
         select(func.max(ConflictResolution.id))
         .join(Pair, Pair.id == ConflictResolution.pair_id)
-        .where(Pair.project_id == project_id)
+        .where(Pair.project_id + 0 == project_id)  # read the few resolutions, not the pairs
         .group_by(ConflictResolution.pair_id)
     )
     return (
@@ -185,11 +165,11 @@ def disputed_pairs(project_id: int) -> list[int]:
 
 def final_columns(project_id: int) -> Finals:
     """The final-decision expressions of ``project_id``'s pairs (see the module docstring)."""
-    answers, resolutions = _answers(project_id), _resolutions(project_id)
-    n = func.coalesce(answers.c.answers, 0)
-    same = func.coalesce(answers.c.same, 0)
-    different = func.coalesce(answers.c.different, 0)
-    unsure = func.coalesce(answers.c.unsure, 0)
+    resolutions = _resolutions(project_id)
+    n = func.coalesce(PairAnswers.answers, 0)
+    same = func.coalesce(PairAnswers.same, 0)
+    different = func.coalesce(PairAnswers.different, 0)
+    unsure = func.coalesce(PairAnswers.unsure, 0)
     human = case(
         (resolutions.c.decision.is_not(None), resolutions.c.decision),
         (2 * same > n, literal("same")),
@@ -207,7 +187,7 @@ def final_columns(project_id: int) -> Finals:
         (Pair.model_decision.is_not(None), literal("model")),
         else_=None,
     )
-    joined = Pair.__table__.outerjoin(answers, answers.c.pair_id == Pair.id).outerjoin(
+    joined = Pair.__table__.outerjoin(PairAnswers, PairAnswers.pair_id == Pair.id).outerjoin(
         resolutions, resolutions.c.pair_id == Pair.id
     )
     return Finals(decision, decided_by, human, n, same, different, unsure, joined)

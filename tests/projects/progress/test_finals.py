@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from app.extensions import db
-from app.models import ConflictResolution, DecisionEvent, Pair, User
+from app.models import BY_ID, ConflictResolution, DecisionEvent, Pair, User, reviewed_pairs
 from app.projects.lifecycle import create_project
-from app.projects.progress.finals import STATUSES, final_columns
+from app.projects.progress.finals import STATUSES, final_columns, with_records
 from app.projects.progress.outcomes import outcomes
 from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
 from app.projects.staffing import assign_pairs
@@ -112,3 +112,25 @@ def test_listing_filters_pages_and_provenance(app):
         with pytest.raises(ListingError):
             list_pairs(project, per_page=5000)
         assert db.session.get(User, owner.id)
+
+
+def test_the_pairs_to_review_are_read_through_their_own_index(app):
+    """On SQLite, the queries of the pairs to review in pair order (the label exports) read
+    ``ix_pairs_project_round_purpose``: with ``ORDER BY id`` SQLite walked every pair of the
+    project by ``ix_pairs_project_id``, ten million model pairs for a million to review.
+    PostgreSQL chooses by its statistics."""
+    with app.app_context():
+        if db.engine.dialect.name != "sqlite":
+            pytest.skip("SQLite's plan")
+        _, project, _ = _project("plan")
+        finals = final_columns(project.id)
+        queries = [
+            with_records(finals.reviewed(project.id, finals.human)),
+            select(Pair.id).where(*reviewed_pairs(project.id, ["band"])).order_by(BY_ID),
+        ]
+        for query in queries:
+            sql = query.compile(db.engine, compile_kwargs={"literal_binds": True})
+            plan = db.session.execute(text(f"EXPLAIN QUERY PLAN {sql}")).all()
+            steps = " | ".join(row[3] for row in plan)
+            assert "INDEX ix_pairs_project_round_purpose (project_id=? AND round=?" in steps, steps
+            assert "ix_pairs_project_id " not in steps + " ", steps

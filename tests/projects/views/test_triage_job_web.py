@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
@@ -14,9 +15,9 @@ from tests.factories import PASSWORD
 from tests.projects.views.test_triage_web import CSV, _form, _project
 
 
-def _import(client, project: int, body: str):
+def _import(client, project: int, body: str, action: str = "commit"):
     url = f"/projects/{project}/triage"
-    return client.post(url, data={**_form(), "action": "commit",
+    return client.post(url, data={**_form(), "action": action,
                                   "scores": (io.BytesIO(body.encode()), "pred.csv")},
                        content_type="multipart/form-data")  # fmt: skip
 
@@ -54,12 +55,15 @@ def test_a_large_file_is_imported_by_a_job_as_the_request_would(app, client, peo
     assert client.get(other).status_code == 404
 
 
-def test_a_large_file_that_does_not_fit_shows_its_problems(app, client, people):
+@pytest.mark.parametrize("action", ["commit", "preview"])
+def test_a_large_file_that_does_not_fit_shows_its_problems(app, client, people, action):
     project = _project(app, people)
     client.post("/login", data={"username": "max", "password": PASSWORD})
     app.config["TRIAGE_JOB_THRESHOLD"] = 3
-    queued = _import(client, project, CSV.replace("a1,dfb", "SECRET,dfb"))
+    queued = _import(client, project, CSV.replace("a1,dfb", "SECRET,dfb"), action)
     page = client.get(queued.headers["Location"]).get_data(as_text=True)
+    doing = "Previewing" if action == "preview" else "Importing"
+    assert f"{doing} scored pairs" in page
     assert "row 2, column &#39;unique_id_l&#39;" in page and "SECRET" not in page
     with app.app_context():
         assert db.session.scalar(select(func.count(Pair.id))) == 0
@@ -95,3 +99,41 @@ def test_progress_while_the_pairs_are_written_leaves_the_round_whole(
     assert "Status: done" in client.get(queued.headers["Location"]).get_data(as_text=True)
     with app.app_context():
         assert _stored(by_job) == _stored(in_request)
+
+
+def test_a_large_file_is_previewed_by_a_job_as_the_request_would(app, client, people):
+    project, other = _project(app, people), _project(app, people)
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    url = f"/projects/{project}/triage"
+    upload = {"scores": (io.BytesIO(CSV.encode()), "pred.csv")}
+    small = client.post(url, data={**_form(), "action": "preview", **upload},
+                        content_type="multipart/form-data")  # fmt: skip
+    token = small.get_data(as_text=True).split('name="token" value="', 1)[1].split('"', 1)[0]
+    in_request = client.get(f"{url}/histogram.csv", query_string={**_form(), "token": token})
+    app.config["TRIAGE_JOB_THRESHOLD"] = 3  # the file has 6 pairs
+    queued = client.post(url, data={**_form(), "action": "preview", "token": token})
+    assert queued.status_code == 302 and "/triage/jobs/" in queued.headers["Location"]
+    done = client.get(queued.headers["Location"])  # the job ran inline: back to the triage page
+    assert done.status_code == 302 and "?job=" in done.headers["Location"]
+    page = client.get(done.headers["Location"]).get_data(as_text=True)
+    assert 'id="triage-preview"' in page and "Import round 1: 4 pairs to review" in page
+    assert f'name="token" value="{token}"' in page and 'name="calibration" value="1"' in page
+    job = done.headers["Location"].rsplit("=", 1)[1]
+    by_job = client.get(f"{url}/histogram.csv", query_string={"job": job})
+    assert by_job.status_code == 200 and by_job.data == in_request.data
+    # new thresholds, the same staged file: another preview job
+    again = client.post(url, data={**_form(upper="0.5"), "action": "preview", "token": token})
+    page = client.get(client.get(again.headers["Location"]).headers["Location"])
+    assert "Import round 1: 2 pairs to review" in page.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Pair.id))) == 0  # a preview writes nothing
+        assert (
+            db.session.scalar(select(func.count(Job.id)).where(Job.kind == "triage_preview")) == 2
+        )
+    # the preview is this project's and this manager's only
+    assert client.get(f"/projects/{other}/triage", query_string={"job": job}).status_code == 404
+    assert client.get(f"/projects/{project}/triage", query_string={"job": 999}).status_code == 404
+    committed = client.post(url, data={**_form(), "action": "commit", "token": token})
+    assert "Status: done" in client.get(committed.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Pair.id))) == 6

@@ -6,8 +6,9 @@ band, how many are drawn for calibration, and the score's histogram) → change 
 and preview again without uploading again → "Import round N". The file waits between the
 steps as a staged upload of its own (``importing.uploads.stage_one``); nothing is written
 before the commit. Rounds added here after assignments leave every assignment as it was.
-A file of more than ``TRIAGE_JOB_THRESHOLD`` pairs is imported by a job
-(``app.projects.triage.job``) whose page shows its progress; smaller ones in the request.
+A file of more than ``TRIAGE_JOB_THRESHOLD`` pairs is previewed and imported by jobs
+(``app.projects.triage.job``) whose page shows their progress (a preview's page then comes back
+here with its counts and histogram: ``?job=``); smaller ones in the request.
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ from app.projects.triage import (
     read_scores,
 )
 from app.projects.triage.job import KIND as JOB_KIND
-from app.projects.triage.job import needs_job, submit_round
+from app.projects.triage.job import (
+    PREVIEW_KIND,
+    needs_job,
+    stored_preview,
+    submit_preview,
+    submit_round,
+)
 from app.projects.triage.store import next_round
 from app.projects.views.access import changeable_project
 from app.projects.views.blueprint import bp
@@ -50,12 +57,22 @@ def _form() -> dict:
     return {k: request.values.get(k, DEFAULTS.get(k, "")).strip() for k in FIELDS}
 
 
-def _page(project, form, preview=None, token=None, problems=(), status=200):
+def _page(project, form, preview=None, token=None, problems=(), status=200, job_id=None):
     return render_template(
         "projects/triage.html", project=project, form=form, preview=preview, token=token,
         problems=list(problems), next_round=next_round(project),
-        scored_in_app=_scored_in_app(project) is not None,
+        scored_in_app=_scored_in_app(project) is not None, job_id=job_id,
     ), status  # fmt: skip
+
+
+def _preview_job(project, job_id: int) -> dict:
+    """The result of this manager's finished preview job ``job_id`` of ``project``, or 404."""
+    job = db.session.get(Job, job_id)
+    mine = job is not None and job.kind == PREVIEW_KIND and job.created_by == current_user.id
+    result = (job.result or {}) if mine else {}
+    if result.get("project_id") != project.id or "preview" not in result:
+        abort(404, "no such preview of yours")
+    return result
 
 
 def _scored_in_app(project) -> Path | None:
@@ -99,12 +116,17 @@ def triage(project_id: int):
     project = changeable_project(project_id)
     form = _form()
     if request.method == "GET":
-        return _page(project, form)
+        job_id = request.args.get("job", type=int)
+        if job_id is None:
+            return _page(project, form)
+        result = _preview_job(project, job_id)
+        preview = stored_preview(result)
+        return _page(project, result["form"], preview, result["token"], job_id=job_id)
     staged = None
     try:
         staged = _staged(project)
-        if request.form.get("action") == "commit" and needs_job(staged.path(LABEL)):
-            return _submit(project, staged, form)
+        if needs_job(staged.path(LABEL)):
+            return _submit(project, staged, form, request.form.get("action") == "commit")
         scored, settings, sources = _preview(project, staged, form)
         if request.form.get("action") == "commit":
             name = staged.meta["filenames"].get(LABEL)
@@ -130,33 +152,48 @@ def triage(project_id: int):
     return _page(project, form, preview, staged.token)
 
 
-def _submit(project, staged, form):
-    """Queue a large file's import as a job (settings checked first) and show its progress."""
+def _submit(project, staged, form, commit: bool):
+    """Queue a large file's import (``commit``) or preview as a job (settings checked first)
+    and show its progress."""
     settings = TriageSettings.parse(form)
     sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
-    name = staged.meta["filenames"].get(LABEL)
-    job_id = submit_round(project, staged.token, settings, sources or None, name, current_user)
+    if commit:
+        name = staged.meta["filenames"].get(LABEL)
+        job_id = submit_round(project, staged.token, settings, sources or None, name, current_user)
+    else:
+        job_id = submit_preview(
+            project, staged.token, form, settings, sources or None, current_user
+        )
     return redirect(url_for("projects.triage_job", project_id=project.id, job_id=job_id))
 
 
 @bp.get("/<int:project_id>/triage/jobs/<int:job_id>")
 @roles_required("manager")
 def triage_job(project_id: int, job_id: int):
-    """A large import's progress, then its round's counts or the file's problems."""
+    """A large import's or preview's progress, then the round's counts, the preview (on the
+    triage page) or the file's problems."""
     project = changeable_project(project_id)
     job = db.session.get(Job, job_id)
-    mine = job is not None and job.kind == JOB_KIND and job.created_by == current_user.id
+    kinds = (JOB_KIND, PREVIEW_KIND)
+    mine = job is not None and job.kind in kinds and job.created_by == current_user.id
     if not mine or (job.result or {}).get("project_id", project.id) != project.id:
         abort(404, "no such import of yours")
+    if job.kind == PREVIEW_KIND and job.status == "done" and "preview" in (job.result or {}):
+        return redirect(url_for("projects.triage", project_id=project.id, job=job.id))
     return render_template("projects/triage_job.html", project=project, job=job)
 
 
 @bp.route("/<int:project_id>/triage/histogram.csv")
 @roles_required("manager")
 def triage_histogram(project_id: int):
-    """The previewed histogram's data (the staged file and the query's settings)."""
+    """The previewed histogram's data (a preview job's, or the staged file's with the
+    query's settings)."""
     project = changeable_project(project_id)
     form = _form()
+    job_id = request.args.get("job", type=int)
+    if job_id is not None:
+        preview = stored_preview(_preview_job(project, job_id))
+        return charts.spec_csv_response(preview.chart, f"triage_{project.id}_histogram.csv")
     try:
         staged = load(request.args.get("token", ""), current_user.id, kind=KIND)
         scored, settings, sources = _preview(project, staged, form)
