@@ -16,10 +16,8 @@ columns, never a value) for the triage page, the staged file kept for another tr
 
 from __future__ import annotations
 
-import json
 import time
 
-import numpy as np
 from flask import current_app
 from sqlalchemy import update
 
@@ -127,7 +125,7 @@ def run_preview(
         return {**out, "problems": getattr(exc, "problems", None) or [str(exc)]}
     kept = {"counts": made.counts, "chart": made.chart, "datasets": made.datasets,
             "strata": made.strata}  # fmt: skip
-    return {**out, "preview": json.loads(json.dumps(kept, default=_number))}
+    return {**out, "preview": kept}  # plain ints, floats and strings, as run_round's counts
 
 
 def stored_preview(result: dict) -> TriagePreview:
@@ -135,15 +133,6 @@ def stored_preview(result: dict) -> TriagePreview:
     kept = result["preview"]
     settings = TriageSettings(**result["settings"])
     return TriagePreview(kept["counts"], settings, kept["chart"], kept["datasets"], kept["strata"])
-
-
-def _number(value):
-    """numpy's numbers as JSON's (a job's result is stored as JSON)."""
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 class _Writing:
