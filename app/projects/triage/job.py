@@ -3,7 +3,7 @@ hanging request.
 
 Files above ``TRIAGE_JOB_THRESHOLD`` pairs (:func:`needs_job`, counted without reading the
 file: Parquet's row count, a CSV's lines) are previewed by :func:`run_preview` (read, ids
-resolved, triaged, nothing written: 9-12 s at ten million pairs) and triaged and written by
+resolved, triaged, nothing written: seconds at millions of pairs) and triaged and written by
 :func:`run_round`, both through :func:`app.jobs.submit`; smaller ones stay in the request.
 A preview job keeps its counts and histogram in its result (:func:`stored_preview`). The
 round is written in one transaction, whole or not at all: progress goes to the job row
