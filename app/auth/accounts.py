@@ -6,27 +6,36 @@ the request or CLI boundary commits. ``by`` is the admin (or the user themselves
 on the command line. Whatever takes access away works at once: deactivation and a password
 reset end the account's browser sessions (its session version moves), and this process's
 token cache forgets the account (:func:`app.auth.token_cache.forget_user`).
+
+Whatever can take the admin role away from an active admin (deactivation, a role change, any
+later one) calls :func:`_keep_an_admin`: it locks the admins' rows, reads them afresh and only
+then checks, so of two admins removing each other at the same moment the second one waits and
+is refused (issue 41). Such a refusal raises :class:`AdminRefused`; the caller's
+:func:`settle_refusal` rolls the change back and audits the refusal.
 """
 
 from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 
 from app.auth import audit
 from app.auth.services import AccountError, check_new_password, end_sessions
 from app.auth.token_cache import forget_user
+from app.database import begin_write
 from app.extensions import db
 from app.models import ApiToken, Role, User
 
 __all__ = [
+    "AdminRefused",
     "activate",
     "change_password",
     "change_role",
     "deactivate",
     "reset_password",
     "revoke_token",
+    "settle_refusal",
     "token_counts",
     "tokens_of",
     "user_named",
@@ -41,19 +50,62 @@ def user_named(username: str) -> User:
     return user
 
 
-def _other_active_admins(user: User) -> int:
-    return db.session.scalar(
-        select(func.count())
-        .select_from(User)
-        .where(User.role == Role.ADMIN, User.active.is_(True), User.id != user.id)
+class AdminRefused(AccountError):
+    """A change refused because it would leave no active admin or lock its admin out."""
+
+    def __init__(self, message: str, user: User, by: User | None, via: str, what: str):
+        super().__init__(message)
+        self.user_id, self.by_id, self.via, self.what = user.id, by and by.id, via, what
+
+
+def _lock_admins(user: User, by: User | None) -> list[User]:
+    """Hold the active admins' rows (and ``user``'s and ``by``'s) to the transaction's end,
+    their attributes read afresh.
+
+    PostgreSQL: ``SELECT ... FOR UPDATE`` in id order (two changes queue instead of
+    deadlocking); one that waited reads the rows as the other committed them. SQLite: the
+    write lock (:func:`~app.database.begin_write`; a transaction that began as a read takes it
+    here), then the same rows read again.
+    """
+    connection = db.session.connection()
+    begin_write(connection)
+    ids = [user.id] + ([by.id] if by is not None else [])
+    query = (
+        select(User)
+        .where(or_(and_(User.role == Role.ADMIN, User.active.is_(True)), User.id.in_(ids)))
+        .order_by(User.id)
+        .execution_options(populate_existing=True)
     )
+    if connection.dialect.name != "sqlite":
+        query = query.with_for_update()
+    return list(db.session.scalars(query))
 
 
-def _not_self_or_last_admin(user: User, by: User | None, what: str) -> None:
+def _keep_an_admin(user: User, by: User | None, via: str, what: str) -> None:
+    """Refuse (:class:`AdminRefused`) a change that would take ``user``'s admin role away from
+    the last active admin, from ``by`` themself, or by someone no longer an active admin."""
+    locked = _lock_admins(user, by)
     if by is not None and by.id == user.id:
-        raise AccountError(f"you cannot {what} your own account; ask another admin")
-    if user.role == Role.ADMIN and user.active and not _other_active_admins(user):
-        raise AccountError(f"{user.username} is the last active admin: {what} another first")
+        message = f"you cannot {what} your own account; ask another admin"
+        raise AdminRefused(message, user, by, via, f"{what}: own account")
+    if by is not None and not (by.active and by.role == Role.ADMIN):
+        message = "you are no longer an active admin"
+        raise AdminRefused(message, user, by, via, f"{what}: not an active admin")
+    if user.role != Role.ADMIN or not user.active:
+        return
+    if not any(u.role == Role.ADMIN and u.active and u.id != user.id for u in locked):
+        message = f"{user.username} is the last active admin: {what} another first"
+        raise AdminRefused(message, user, by, via, f"{what}: the last active admin")
+
+
+def settle_refusal(exc: AccountError) -> None:
+    """Roll back a refused change; audit an :class:`AdminRefused` one (committed at once)."""
+    db.session.rollback()
+    if isinstance(exc, AdminRefused):
+        user = db.session.get(User, exc.user_id)
+        by = db.session.get(User, exc.by_id) if exc.by_id is not None else None
+        audit.record(user, "refused", by=by, via=exc.via, detail=exc.what)
+        db.session.commit()
 
 
 def _cut_off(user: User) -> None:
@@ -66,9 +118,9 @@ def _cut_off(user: User) -> None:
 
 def deactivate(user: User, *, by: User | None, via: str) -> None:
     """Disable ``user``: no login, no session, no token works from now on."""
+    _keep_an_admin(user, by, via, "deactivate")
     if not user.active:
         raise AccountError(f"{user.username} is deactivated already")
-    _not_self_or_last_admin(user, by, "deactivate")
     user.active = False
     audit.record(user, "deactivated", by=by, via=via)
     _cut_off(user)
@@ -90,10 +142,10 @@ def change_role(user: User, role: str, *, by: User | None, via: str) -> None:
         role = Role(role).value
     except ValueError:
         raise AccountError(f"unknown role {role!r}: use admin, manager or worker") from None
+    if role != Role.ADMIN:
+        _keep_an_admin(user, by, via, "take the admin role from")
     if role == user.role:
         raise AccountError(f"{user.username} is a {role} already")
-    if user.role == Role.ADMIN:
-        _not_self_or_last_admin(user, by, "take the admin role from")
     audit.record(user, "role_changed", by=by, via=via, detail=f"{user.role} -> {role}")
     user.role = role
     db.session.flush()

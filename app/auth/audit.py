@@ -24,6 +24,7 @@ ACTIONS = {
     "password_changed": "password changed by its user",
     "token_issued": "API token issued",
     "token_revoked": "API token revoked",
+    "refused": "change refused (it would leave no active admin or lock one out)",
 }
 VIA = ("web", "api", "cli")
 

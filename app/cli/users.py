@@ -15,6 +15,7 @@ from app.auth.accounts import (
     deactivate,
     reset_password,
     revoke_token,
+    settle_refusal,
     token_counts,
     tokens_of,
     user_named,
@@ -32,7 +33,7 @@ def _run(action, *args):
     try:
         result = action(*args)
     except AccountError as exc:
-        db.session.rollback()
+        settle_refusal(exc)
         raise click.ClickException(str(exc)) from None
     db.session.commit()
     return result

@@ -6,7 +6,14 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from app.auth.accounts import activate, change_role, deactivate, reset_password, revoke_token
+from app.auth.accounts import (
+    activate,
+    change_role,
+    deactivate,
+    reset_password,
+    revoke_token,
+    settle_refusal,
+)
 from app.auth.accounts import tokens_of as tokens_list
 from app.auth.audit import ACTIONS, account_events
 from app.auth.blueprint import bp
@@ -41,7 +48,7 @@ def _act(user_id: int, action, done: str):
     try:
         action(user)
     except AccountError as exc:
-        db.session.rollback()
+        settle_refusal(exc)
         flash(f"Not done: {exc}.", "error")
     else:
         db.session.commit()
