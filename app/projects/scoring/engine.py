@@ -99,7 +99,7 @@ def run_scoring(
     name = backend or backend_name(current_app.config)
     started = time.monotonic()
     em_rules, deterministic = (training[1], training[2]) if training else ([], [])
-    layout = Layout.of(project, [*model.rules, *em_rules, *deterministic])
+    layout = Layout.of(project, [*model.rules, *em_rules, *deterministic], model)
     labels = ["A", "B"] if project.kind == ProjectKind.LINK else ["A"]
     load_steps = max(1, -(-sum(s.record_count for s in project.sources) // BATCH))
     steps = Steps(progress, load_steps + (2 + len(em_rules) if training else 0) + bool(predict_to))

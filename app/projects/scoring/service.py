@@ -72,7 +72,8 @@ def upload_model(project: Project, raw: bytes | str, by: User) -> ScoringModel:
     except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: deep nesting
         raise ScoringRefused(["not a JSON file (save the model with save_model_to_json)"]) from None
     try:
-        model = check_model(data, _attributes(project), kind)
+        others = [a.name for a in project.sensitive]
+        model = check_model(data, _attributes(project), kind, others)
     except ModelError as exc:
         raise ScoringRefused(exc.problems) from None
     row = ScoringModel(

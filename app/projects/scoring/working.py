@@ -4,8 +4,11 @@ Records leave the database as rows of the working table and nowhere else: ``uniq
 (the record's position in its file), ``source_dataset`` (``A``/``B``), one column per
 identifying attribute (``a0``, ``a1``, …: the app's names, never the file's), and one
 column per derived blocking key (``k0``, …) filled by :meth:`Key.apply` — the same function
-the in-app blocking uses. Dates are given as ISO ``YYYY-MM-DD`` (what Splink's date
-comparisons read). Sensitive columns are never read.
+the in-app blocking uses. Dates are given in the form the model reads them
+(:mod:`.forms`: the layout of its ``try_strptime``, a ``DATE`` column for ``EPOCH``,
+``YYYY-MM-DD`` when it names none), and a derived key of a date's text (``substr``) is
+taken from that form too, so Splink sees what it saw in training. Sensitive columns are
+never read.
 
 :func:`run_settings` writes the Splink settings of a checked model for those columns in a
 dialect: every SQL string in them comes from :func:`app.core.sqlexpr.emit` or
@@ -26,6 +29,8 @@ from app.core.sqlexpr import Column, emit
 from app.extensions import db
 from app.models import Project, ProjectKind, Record, Source
 from app.projects.blocking import Key, Rule, splink_sql
+from app.projects.blocking.rules import DATE_PARTS
+from app.projects.scoring.forms import DATE, ISO, read_forms, write_dates
 from app.projects.scoring.model import Model
 
 __all__ = ["BATCH", "Layout", "record_batches", "rule_sql", "run_settings"]
@@ -39,10 +44,13 @@ class Layout:
 
     attributes: dict[str, AttributeType]
     keys: dict[Key, str] = field(default_factory=dict)
+    dates: dict[str, str] = field(default_factory=dict)  # date attribute -> its form
 
     @classmethod
-    def of(cls, project: Project, rules: Iterable[Rule] = ()) -> Layout:
+    def of(cls, project: Project, rules: Iterable[Rule] = (), model: Model | None = None):
         layout = cls({a.name: a.type for a in project.identifying})
+        if model is not None:
+            layout.dates = dict(read_forms(model.comparisons, layout.attributes).dates)
         for rule in rules:
             for key in (*rule.keys, *rule.right_keys):
                 if key.transform != "exact" and key not in layout.keys:
@@ -59,7 +67,10 @@ class Layout:
         fields = [pa.field("unique_id", pa.int64())]
         if with_source:
             fields.append(pa.field("source_dataset", pa.string()))
-        fields += [pa.field(self.column(a), pa.string()) for a in self.attributes]
+        fields += [
+            pa.field(self.column(a), pa.date32() if self.dates.get(a) == DATE else pa.string())
+            for a in self.attributes
+        ]
         fields += [pa.field(c, pa.string()) for c in self.keys.values()]
         return pa.schema(fields)
 
@@ -136,13 +147,6 @@ def run_settings(model: Model, layout: Layout, dialect: str) -> dict:
     }
 
 
-def _iso(value: str | None) -> str | None:
-    """A normalised ``MMDDYYYY`` date as ISO ``YYYY-MM-DD``."""
-    if value is None or len(value) != 8:
-        return None
-    return f"{value[4:8]}-{value[0:2]}-{value[2:4]}"
-
-
 def record_batches(
     project: Project, layout: Layout, batch: int = BATCH
 ) -> Iterator[tuple[str, pa.RecordBatch, np.ndarray]]:
@@ -188,12 +192,16 @@ def _batch(label: str, columns: list, layout: Layout, schema: pa.Schema, link: b
     if link:
         out.append(pa.array([label] * n, pa.string()))
     raw = dict(zip(layout.attributes, columns[2:], strict=True))
+    text = dict(raw)  # what a key of an attribute's text reads
     for name, kind in layout.attributes.items():
-        values = raw[name]
+        values = [v or None for v in raw[name]]
         if kind is AttributeType.DATE:
-            values = [_iso(v) for v in values]
-        out.append(pa.array([v or None for v in values], pa.string()))
+            form = layout.dates.get(name, ISO)
+            values = write_dates(values, form)
+            text[name] = values if form != DATE else write_dates(raw[name], ISO)
+        out.append(pa.array(values, schema.field(layout.column(name)).type))
     for key in layout.keys:
         apply = key.apply
-        out.append(pa.array([apply(v) for v in raw[key.attribute]], pa.string()))
+        values = raw[key.attribute] if key.transform in DATE_PARTS else text[key.attribute]
+        out.append(pa.array([apply(v) for v in values], pa.string()))
     return pa.RecordBatch.from_arrays(out, schema=schema)
