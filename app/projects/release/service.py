@@ -16,7 +16,7 @@ import io
 
 from app.core.release import ReleaseRisk, assess_release
 from app.models import Project
-from app.projects.exports import export_csv
+from app.projects.exports import export_csv, neutralize
 from app.projects.release.request import ReleaseRequest, ReleaseRequestError
 
 __all__ = ["default_columns", "read_table", "release_risk_of_csv", "release_risk_of_project"]
@@ -99,12 +99,20 @@ def release_risk_of_csv(
     return _assess(table, request.qi or (), request.sensitive or (), request, population)
 
 
+def _vault_header(project: Project, truth: bool = False) -> dict[str, str]:
+    """Each vault column's name in the ``linked`` export's header (``vault_cluster_id`` for a
+    vault ``cluster_id``), by attribute name; the ground truth only when ``truth``."""
+    return {
+        a.name: (f"vault_{a.name}" if a.name.lower() == "cluster_id" else a.name)
+        for a in project.sensitive
+        if truth or not a.truth
+    }
+
+
 def default_columns(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The quasi-identifiers and sensitive columns of the linked export from column roles."""
     vault = [a for a in project.sensitive if not a.truth]
-    header = {
-        a.name: (f"vault_{a.name}" if a.name.lower() == "cluster_id" else a.name) for a in vault
-    }
+    header = _vault_header(project)
     qi = [header[a.name] for a in vault if a.kind in _DEFAULT_QI_KINDS] or list(header.values())
     sensitive = [name for name in header.values() if name not in qi]
     return tuple(qi), tuple(sensitive)
@@ -113,6 +121,10 @@ def default_columns(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]
 def release_risk_of_project(project: Project, request: ReleaseRequest) -> ReleaseRisk:
     """Check the release risk of ``project``'s ``linked`` export."""
     table = read_table(export_csv(project, "linked"))
+    # The export guards a header cell that starts like a formula (``-dx`` is written ``'-dx``):
+    # each column is measured under its own name, as the policy and the page name it.
+    written = {neutralize(name): name for name in _vault_header(project, truth=True).values()}
+    table = {written.get(name, name): values for name, values in table.items()}
     default_qi, default_sensitive = default_columns(project)
     qi = request.qi if request.qi is not None else default_qi
     if request.sensitive is not None:

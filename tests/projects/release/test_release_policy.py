@@ -140,3 +140,23 @@ def test_deleting_the_project_deletes_its_policy_and_confirmations(app, client, 
     with app.app_context():
         assert db.session.scalar(select(ReleasePolicy)) is None
         assert db.session.scalar(select(ReleaseConfirmation)) is None
+
+
+@pytest.mark.parametrize("name", ["-dx", "@dx", "=dx"])
+def test_a_column_named_like_a_formula_is_measured_and_exported(app, client, name):
+    """The export guards the header (``'-dx``); the gate measures the column by its name."""
+    spec = copy.deepcopy(PAPER_EXAMPLE)
+    spec["attributes"].append({"name": name, "type": "category", "sensitive": True})
+    for record, code in zip(spec["records"], ["a", "a", "b", "a"], strict=True):
+        record[name] = code
+    with app.app_context():
+        project_id = paper_project(make_user("max", "manager"), **spec).id
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    exported = client.get(f"/projects/{project_id}/export/linked")
+    assert exported.status_code == 200
+    assert f"'{name}" in next(csv.reader(io.StringIO(exported.text)))
+    report = client.get(f"/projects/{project_id}/release-risk.json").json
+    assert report["qi"] == [name] and report["k"] == 1
+    assert _save(client, project_id, min_k="2").status_code == 302
+    blocked = client.get(f"/projects/{project_id}/export/linked")
+    assert blocked.status_code == 409 and "k = 1 is below the minimum 2" in blocked.text
