@@ -1,59 +1,36 @@
-"""Long jobs: the one executor seam, chunks on an executor, restart recovery, valueless errors."""
+"""Long jobs: the one executor seam, chunks on an executor, restart recovery, valueless errors.
 
-from app.jobs.chunks import (
-    ChunkRunner,
-    DaskExecutor,
-    InlineExecutor,
-    Progress,
-    chunk_map,
-    sequential_map,
-)
-from app.jobs.executor import (
-    ACTIVE,
-    EXECUTORS,
-    JobCancelled,
-    JobContext,
-    cancel,
-    current_job_id,
-    dask_address,
-    executor_name,
-    get_executor,
-    submit,
-)
-from app.jobs.failures import PLAIN, describe_failure, log_failure
-from app.jobs.recovery import (
-    STALE_SECONDS,
-    on_stale,
-    owner_id,
-    reconcile_at_start,
-    reconcile_stale_jobs,
-    stale_reason,
-)
+The names are loaded on first use (PEP 562): a command that only runs chunks
+(``app.jobs.chunks``, ``app.jobs.pools``) imports neither SQLAlchemy nor the models.
+"""
 
-__all__ = [
-    "ACTIVE",
-    "EXECUTORS",
-    "PLAIN",
-    "STALE_SECONDS",
-    "ChunkRunner",
-    "DaskExecutor",
-    "InlineExecutor",
-    "JobCancelled",
-    "JobContext",
-    "Progress",
-    "cancel",
-    "chunk_map",
-    "current_job_id",
-    "dask_address",
-    "describe_failure",
-    "executor_name",
-    "get_executor",
-    "log_failure",
-    "on_stale",
-    "owner_id",
-    "reconcile_at_start",
-    "reconcile_stale_jobs",
-    "sequential_map",
-    "stale_reason",
-    "submit",
-]
+from importlib import import_module
+
+_WHERE = {
+    "chunks": (
+        "ChunkRunner", "DaskExecutor", "InlineExecutor", "Progress", "chunk_map",
+        "sequential_map",
+    ),
+    "pools": ("EXECUTORS", "dask_address", "executor_name", "get_executor"),
+    "executor": ("ACTIVE", "JobCancelled", "JobContext", "cancel", "current_job_id", "submit"),
+    "failures": ("PLAIN", "describe_failure", "log_failure"),
+    "recovery": (
+        "STALE_SECONDS", "on_stale", "owner_id", "reconcile_at_start", "reconcile_stale_jobs",
+        "stale_reason",
+    ),
+}  # fmt: skip
+_MODULE = {name: module for module, names in _WHERE.items() for name in names}
+
+__all__ = sorted(_MODULE)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_MODULE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

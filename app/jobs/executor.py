@@ -23,16 +23,9 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import (
-    Executor,
-    Future,
-    ProcessPoolExecutor,
-    ThreadPoolExecutor,
-)
+from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 
 from flask import Flask, current_app
 from sqlalchemy import select, update
@@ -47,14 +40,23 @@ from app.jobs.chunks import (  # noqa: F401  (re-exported: the seam's public nam
     sequential_map,
 )
 from app.jobs.failures import describe_failure, log_failure
-from app.jobs.recovery import owner_id
+from app.jobs.pools import (  # noqa: F401  (re-exported: the seam's public names)
+    EXECUTORS,
+    PROCESSES,
+    _pools,
+    dask_address,
+    drop,
+    executor_name,
+    get_executor,
+)
+from app.jobs.recovery import fail_stopped, owner_id
 from app.models import Job
 from app.models.base import utcnow
 
 log = logging.getLogger(__name__)
 
-EXECUTORS = ("inline", "thread", "process", "dask")
 ACTIVE = ("queued", "running")
+POOL_DIED = "its pool process died (killed, or out of memory) while it ran"
 # The settings a pool process needs to reach the same database as the web process.
 _CHILD_KEYS = (
     "SQLALCHEMY_DATABASE_URI",
@@ -62,8 +64,6 @@ _CHILD_KEYS = (
     "SQLALCHEMY_ENGINE_OPTIONS",
     "SECRET_KEY",
 )
-_pools: dict[str, Executor] = {}
-_pools_lock = threading.Lock()
 _child_apps: dict[tuple, Flask] = {}
 
 _current_job: contextvars.ContextVar[int | None] = contextvars.ContextVar("job", default=None)
@@ -78,46 +78,6 @@ class JobCancelled(Exception):
     """Raised inside a job whose row was marked cancelled; the row keeps its status."""
 
 
-def executor_name(app: Flask) -> str:
-    """The configured executor, ``inline`` under TESTING unless set."""
-    name = (
-        app.config.get("JOBS_EXECUTOR")
-        or os.environ.get("JOBS_EXECUTOR")
-        or ("inline" if app.testing else "process")
-    )
-    if name not in EXECUTORS:
-        raise ValueError(f"JOBS_EXECUTOR must be one of {', '.join(EXECUTORS)}, not {name!r}")
-    return name
-
-
-def dask_address(app: Flask) -> str | None:
-    return app.config.get("DASK_SCHEDULER_ADDRESS") or os.environ.get("DASK_SCHEDULER_ADDRESS")
-
-
-def get_executor(name: str, address: str | None = None) -> Executor:
-    """The shared executor of that name (created on first use).
-
-    ``"chunks"`` is the thread pool that runs a job's chunks outside Dask (the kernels release
-    the GIL); ``"dask-driver"`` runs the drivers of Dask jobs in the web process.
-    """
-    if name == "inline":
-        return InlineExecutor()
-    key = f"dask@{address}" if name == "dask" else name
-    with _pools_lock:
-        if key not in _pools:
-            if name == "thread":
-                _pools[key] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="job")
-            elif name in ("chunks", "dask-driver"):
-                workers = (os.cpu_count() or 2) if name == "chunks" else 2
-                _pools[key] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
-            elif name == "dask":
-                _pools[key] = DaskExecutor(address)
-            else:
-                context = multiprocessing.get_context("spawn")  # no forked DB connections
-                _pools[key] = ProcessPoolExecutor(max_workers=2, mp_context=context)
-        return _pools[key]
-
-
 def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int:
     """Create a queued Job row, commit it and run ``fn(*args, progress=...)``; return its id."""
     app = current_app._get_current_object()
@@ -128,17 +88,62 @@ def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int
     db.session.flush()
     job_id = job.id
     db.session.commit()
-    if name == "process":
-        config = {k: app.config[k] for k in _CHILD_KEYS if k in app.config}
-        future = get_executor(name).submit(_run_in_child, config, job_id, fn, args)
-    elif name == "dask":
-        chunks = get_executor("dask", dask_address(app))
-        future = get_executor("dask-driver").submit(_run_in_app, app, job_id, fn, args, chunks)
-    else:
-        chunks = InlineExecutor() if name == "inline" else get_executor("chunks")
-        future = get_executor(name).submit(_run_in_app, app, job_id, fn, args, chunks)
+    try:
+        if name == "process":
+            _to_pool(app, job_id, fn, args)
+            return job_id
+        if name == "dask":
+            chunks = get_executor("dask", dask_address(app))
+            future = get_executor("dask-driver").submit(_run_in_app, app, job_id, fn, args, chunks)
+        else:
+            chunks = InlineExecutor() if name == "inline" else get_executor("chunks")
+            future = get_executor(name).submit(_run_in_app, app, job_id, fn, args, chunks)
+    except Exception as exc:  # noqa: BLE001 (no executor took it: the row says why)
+        log_failure(log, f"starting job {job_id}", exc)
+        error = f"not started: {describe_failure(exc)}"
+        _set(job_id, status="failed", error=error, expect="queued")
+        return job_id
     future.add_done_callback(lambda f: _record_crash(app, job_id, f))
     return job_id
+
+
+def _to_pool(app: Flask, job_id: int, fn: Callable, args: tuple, *, requeued: bool = False) -> None:
+    """Hand the job to the process pool, rebuilt first if it broke since its last job."""
+    config = {k: app.config[k] for k in _CHILD_KEYS if k in app.config}
+    processes = int(app.config.get("JOBS_PROCESSES", PROCESSES))
+    pool = get_executor("process", processes=processes)
+    try:
+        future = pool.submit(_run_in_child, config, job_id, fn, args)
+    except BrokenProcessPool:
+        drop("process", pool)
+        pool = get_executor("process", processes=processes)
+        future = pool.submit(_run_in_child, config, job_id, fn, args)
+    future.add_done_callback(lambda f: _after_pool(app, job_id, fn, args, pool, f, requeued))
+
+
+def _after_pool(app, job_id, fn, args, pool, future: Future, requeued: bool) -> None:
+    """A pool's job ended; when its pool broke, rebuild it and re-queue the job if it never
+    started (once), else fail it with the reason (and its kind's clean-up)."""
+    broken = future.cancelled() or isinstance(future.exception(), BrokenProcessPool)
+    if not broken:
+        _record_crash(app, job_id, future)
+        return
+    drop("process", pool)
+    with app.app_context():
+        try:
+            job = db.session.get(Job, job_id)
+            if job is not None and job.status == "queued" and not requeued:
+                log.warning("job %s: its pool broke before it started; queued again", job_id)
+                _to_pool(app, job_id, fn, args, requeued=True)
+            elif job is not None and job.status in ACTIVE:
+                fail_stopped(job, POOL_DIED)
+                db.session.commit()
+        except Exception as exc:  # noqa: BLE001 (a callback must not raise into the pool)
+            db.session.rollback()
+            log_failure(log, f"job {job_id} after its pool broke", exc)
+            _set(job_id, status="failed", error=f"stopped: {POOL_DIED}", expect="queued")
+        finally:
+            db.session.remove()
 
 
 def cancel(job_id: int) -> bool:

@@ -88,18 +88,25 @@ def reconcile_stale_jobs(stale_after: float | None = None) -> list[int]:
         reason = stale_reason(job, now=now, stale_after=stale_after)
         if reason is None:
             continue
-        marked = db.session.execute(
-            update(Job)
-            .where(Job.id == job.id, Job.status == job.status)
-            .values(status="failed", error=f"stopped: {reason}")
-        ).rowcount
-        if marked:
-            for hook in (*_hooks.get(job.kind, ()), *_hooks.get("*", ())):
-                hook(job, reason)
+        if fail_stopped(job, reason):
             failed.append(job.id)
-            log.warning("job %s (%s) marked failed: %s", job.id, job.kind, reason)
     db.session.commit()
     return failed
+
+
+def fail_stopped(job: Job, reason: str) -> bool:
+    """Mark ``job`` failed (``stopped: reason``) if it is still in the status it was read in,
+    and run its kind's clean-up hooks; whether it was marked. The caller commits."""
+    marked = db.session.execute(
+        update(Job)
+        .where(Job.id == job.id, Job.status == job.status)
+        .values(status="failed", error=f"stopped: {reason}")
+    ).rowcount
+    if marked:
+        for hook in (*_hooks.get(job.kind, ()), *_hooks.get("*", ())):
+            hook(job, reason)
+        log.warning("job %s (%s) marked failed: %s", job.id, job.kind, reason)
+    return bool(marked)
 
 
 def reconcile_at_start(app: Flask) -> None:
