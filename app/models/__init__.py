@@ -34,6 +34,7 @@ from app.models.project import (
     ProjectState,
     Source,
 )
+from app.models.quality import AlertAction, CheckSource, QualityCheck, ReviewerAlert
 from app.models.record import Record, SourceIndex, VaultRecord
 from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy
 from app.models.round import Round
@@ -45,12 +46,14 @@ __all__ = [
     "CLEARED",
     "REVIEWED",
     "AccountEvent",
+    "AlertAction",
     "AnswerState",
     "ApiToken",
     "Assignment",
     "AssignmentPair",
     "BudgetChange",
     "CellState",
+    "CheckSource",
     "CloseOut",
     "ConflictPolicy",
     "ConflictReferral",
@@ -67,10 +70,12 @@ __all__ = [
     "ProjectKind",
     "ProjectState",
     "Purpose",
+    "QualityCheck",
     "Record",
     "ReleaseConfirmation",
     "ReleasePolicy",
     "RevealEvent",
+    "ReviewerAlert",
     "Role",
     "Round",
     "ScoringModel",

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, CheckConstraint, ForeignKey, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    String,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -44,6 +53,16 @@ class Assignment(Timestamped, db.Model):
     resolver: Mapped[bool] = mapped_column(default=False)
     # The round of pairs it was made for (``Pair.round``).
     round: Mapped[int] = mapped_column(default=1, server_default="1")
+    # Known-truth checks (docs/quality.md): the share asked for and where they come from
+    # (None: no checks), how many of the pairs are synthetic checks, and the KAPR their
+    # reveals added to the worker's meter. ``kapr_exact`` is the real KAPR (its N counts the
+    # real rows only); the worker's meter, which the budget bounds, is the sum of both.
+    check_share: Mapped[float | None]
+    check_source: Mapped[str | None] = mapped_column(String(12))
+    synthetic_pairs: Mapped[int] = mapped_column(default=0, server_default="0")
+    checks_kapr_exact: Mapped[str] = mapped_column(String(200), default="0", server_default="0")
+    # Paused by the manager (an alert's action): no reveal and no answer until resumed.
+    paused: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     project = relationship("Project")
     worker = relationship("User")
@@ -54,7 +73,11 @@ class Assignment(Timestamped, db.Model):
 
 class AssignmentPair(db.Model):
     __tablename__ = "assignment_pairs"
-    __table_args__ = (UniqueConstraint("assignment_id", "position"),)
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "position"),
+        # An index, not a constraint: SQLite adds it without rebuilding the table.
+        Index("uq_assignment_pairs_handle", "assignment_id", "handle", unique=True),
+    )
 
     assignment_id: Mapped[int] = mapped_column(
         ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
@@ -63,6 +86,10 @@ class AssignmentPair(db.Model):
         ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
     )
     position: Mapped[int]
+    # The pair's name to the worker in an assignment with checks: random, so that no pair id
+    # (a check's is newer than every real pair's) tells a check from a real pair. None (every
+    # pair of an assignment without checks): the worker calls the pair by its id.
+    handle: Mapped[int | None] = mapped_column(BigInteger)
 
     pair = relationship("Pair")
 

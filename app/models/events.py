@@ -13,6 +13,7 @@ from sqlalchemy import (
     Select,
     String,
     event,
+    false,
     func,
     select,
 )
@@ -69,6 +70,8 @@ class DecisionEvent(db.Model):
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     decision: Mapped[str] = mapped_column(String(12))  # same | different | unsure | cleared
     confidence: Mapped[str | None] = mapped_column(String(8))  # high | medium | low
+    # Made past the project's break reminder (session length or decisions, docs/quality.md).
+    past_break: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 forbid_updates(RevealEvent)

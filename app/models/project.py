@@ -27,6 +27,10 @@ class EvidenceModel(enum.StrEnum):
 class ProjectState(enum.StrEnum):
     IMPORTING = "importing"  # records still arriving: listed nowhere, removed if abandoned
     READY = "ready"
+    # The synthetic known-truth checks of the project ``checks_of`` (app.projects.quality):
+    # their records and pairs live here, so no reader of the real project ever meets them.
+    # Listed nowhere and nobody's to open (app.projects.ownership).
+    CHECKS = "checks"
 
 
 class ConflictPolicy(enum.StrEnum):
@@ -38,7 +42,12 @@ class Project(Timestamped, db.Model):
     __tablename__ = "projects"
     __table_args__ = (
         CheckConstraint("kappa >= 1", name="kappa_positive"),
-        CheckConstraint("state IN ('importing', 'ready')", name="state_known"),
+        CheckConstraint("state IN ('importing', 'ready', 'checks')", name="state_known"),
+        CheckConstraint(
+            "alert_error_rate > 0 AND alert_error_rate < 1", name="alert_error_rate_in_range"
+        ),
+        CheckConstraint("break_minutes IS NULL OR break_minutes >= 1", name="break_minutes"),
+        CheckConstraint("break_decisions IS NULL OR break_decisions >= 1", name="break_decisions"),
         CheckConstraint("auto_close_days IS NULL OR auto_close_days >= 0", name="auto_close_days"),
         CheckConstraint("page_size >= 1", name="page_size_positive"),
         CheckConstraint("conflict_policy IN ('manager', 'reviewer')", name="conflict_policy_known"),
@@ -81,6 +90,15 @@ class Project(Timestamped, db.Model):
     # destroyed (None: open), and the days after completion to do it automatically (None: never).
     closed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     auto_close_days: Mapped[int | None]
+    # Reviewer quality (docs/quality.md): the project whose synthetic checks this one holds
+    # (state ``checks``); the error rate above which a reviewer is flagged; the session
+    # length (minutes) and the decisions after which a reviewer is reminded to take a break.
+    checks_of: Mapped[int | None] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    alert_error_rate: Mapped[float] = mapped_column(default=0.2, server_default="0.2")
+    break_minutes: Mapped[int | None]
+    break_decisions: Mapped[int | None]
 
     owner = relationship("User")
     attributes: Mapped[list[ProjectAttribute]] = relationship(

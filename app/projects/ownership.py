@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 
-from app.models import Project, Role
+from app.models import Project, ProjectState, Role
 
 __all__ = ["Access", "project_access"]
 
@@ -35,6 +35,8 @@ class Access(enum.IntEnum):
 def project_access(user, project: Project) -> Access:
     """The access ``user`` (a ``User``, Flask-Login's anonymous user or None) has to it."""
     if user is None or not getattr(user, "is_authenticated", False):
+        return Access.NONE
+    if project.state == ProjectState.CHECKS:  # a project's synthetic checks: nobody's to open
         return Access.NONE
     if project.owner_id == user.id and user.role == Role.MANAGER:
         return Access.CHANGE
