@@ -14,12 +14,26 @@ import click
 from app.cli.analytics import analytics
 from app.projects.release import ReleaseRequest, ReleaseRequestError, release_risk_of_csv
 
+#: How the report names where the population class sizes came from.
+_CLASSES = {
+    "sample": "the sample as its own population, as ARX",
+    "population_table": "classes counted in the population file, as ARX",
+    "scaled_estimate": "scaled estimate F = f N / n, not ARX's",
+}
+
 
 @analytics.command("release-risk")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--qi", required=True, help="Quasi-identifier columns, comma-separated.")
 @click.option("--sensitive", default=None, help="Sensitive columns, comma-separated.")
-@click.option("--population", default=None, help="Population size N (journalist, uniqueness).")
+@click.option("--population", default=None, help="Population size N (population uniqueness).")
+@click.option(
+    "--estimate",
+    type=click.Choice(["sample", "scaled"]),
+    default=None,
+    help="Journalist and marketer risk: sample (ARX: the sample is its own population, the "
+    "default) or scaled (F = f N / n, needs --population; not ARX's).",
+)
 @click.option(
     "--population-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -55,17 +69,18 @@ def release_risk(
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
     p, j = result["prosecutor"], result["journalist"]
+    classes = _CLASSES[result["population_classes"]]
     click.echo(
         f"{result['records']} records, {result['records_in_classes']} in classes "
         f"({result['suppressed']}); k = {result['k']}, sample uniques {result['sample_uniques']}, "
         f"{result['records_below_k']} records in classes below {result['k_target']}"
     )
-    for name, risk in (("prosecutor", p), ("journalist", j)):
+    for name, risk in (("prosecutor", p), (f"journalist ({classes})", j)):
         click.echo(
             f"{name}: at risk {risk['records_at_risk']:.4g}, highest {risk['highest']:.4g}, "
             f"lowest {risk['lowest']:.4g}, average {risk['average']:.4g}"
         )
-    click.echo(f"marketer: {result['marketer']:.4g}")
+    click.echo(f"marketer ({classes}): {result['marketer']:.4g}")
     pu = result["population_uniqueness"]
     if result["population_size"] is not None:
         shown = ", ".join(

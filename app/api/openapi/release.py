@@ -17,6 +17,11 @@ RELEASE_QUERY = {
     "population": {
         "type": "integer", "minimum": 1, "maximum": 2**53, "description": "size" + _SAVED + "none",
     },
+    "estimate": {
+        "enum": ["sample", "scaled"],
+        "description": "journalist and marketer risk: sample (ARX: the sample as its own "
+        "population) or scaled (F = f N / n, needs population; never saved); default sample",
+    },
     "threshold": {
         "type": "number", "exclusiveMinimum": 0, "maximum": 1,
         "description": "records-at-risk threshold" + _SAVED + "0.2",
@@ -74,6 +79,11 @@ RELEASE_RISK = {
         "journalist": _ATTACKER,
         "marketer": {"type": "number"},
         "population_size": NULLABLE_NUMBER,
+        "population_classes": {
+            "enum": ["sample", "population_table", "scaled_estimate"],
+            "description": "where the journalist and marketer risks' population class sizes F "
+            "come from",
+        },
         "population_uniqueness": {
             "type": "object",
             "required": ["zayatz", "pitman", "snb", "dankar"],

@@ -12,13 +12,15 @@ records in classes and ``t`` the threshold:
 - marketer: ``sum_j (f_j/F_j) / n``.
 
 ARX takes ``F_j`` from a population table (the handle's superset) and, without one, uses the
-sample as its own population (``F = f``: journalist = prosecutor, marketer = classes / n).
-Given a population table, ``F_j`` is counted in it, exactly as ARX; given only a population
-*size* N we estimate ``F_j = f_j N / n`` (each class scaled by the
-inverse sampling fraction) - a simplification ARX does not make, documented in
-``docs/release-risk.md``. Under the ``wildcard`` convention a record's class is its match
-set; sums over classes become sums over records weighted ``1/f`` (the same numbers on a
-partition).
+sample as its own population (``F = f``: journalist = prosecutor, marketer = classes / n),
+whatever population size its population model holds (that size serves the uniqueness models
+only). So do we, by default: given a population table, ``F_j`` is counted in it; without one
+``F = f`` (:data:`SAMPLE`). Only on request (``scaled``) and given a population *size* N, the
+*scaled estimate* ``F_j = f_j N / n`` (each class scaled by the inverse sampling fraction,
+:data:`SCALED`): a simplification ARX does not make, which can put the journalist and
+marketer risks far below ARX's (``docs/release-risk.md``). Under the ``wildcard``
+convention a record's class is its match set; sums over classes become sums over records
+weighted ``1/f`` (the same numbers on a partition).
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ import numpy as np
 from app.core.release.classes import Classes
 
 __all__ = [
+    "POPULATION_TABLE",
     "RISK_BINS",
+    "SAMPLE",
+    "SCALED",
     "AttackerRisk",
     "SampleRisk",
     "k_target",
@@ -45,6 +50,10 @@ RISK_BINS = (
     1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09,
     0.1, 0.125, 0.143, 0.167, 0.2, 0.25, 0.334, 0.5, 1.0,
 )  # fmt: skip
+
+
+#: Where the population class sizes F come from (``SampleRisk.population_classes``).
+SAMPLE, POPULATION_TABLE, SCALED = "sample", "population_table", "scaled_estimate"
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ class SampleRisk:
     journalist: AttackerRisk
     marketer: float
     population_size: float | None
+    population_classes: str = SAMPLE  # where F came from: SAMPLE, POPULATION_TABLE, SCALED
 
 
 def k_target(threshold: float) -> int:
@@ -98,13 +108,15 @@ def sample_risk(
     threshold: float = 0.2,
     population: float | None = None,
     population_sizes: np.ndarray | None = None,
+    scaled: bool = False,
 ) -> SampleRisk:
     """Compute k, sample uniques and prosecutor/journalist/marketer risk (ARX's summary).
 
     ``threshold`` is ARX's risk threshold t in (0, 1]; ``population`` the population size N
-    (at least the records in classes) or None to use the sample as its own population;
+    (at least the records in classes; reported, and used by the risks only when ``scaled``);
     ``population_sizes`` each class's size F in a population table (ARX's superset; see
-    :func:`~app.core.release.classes.population_sizes`), which then replaces the estimate.
+    :func:`~app.core.release.classes.population_sizes`). Without a table the sample is its
+    own population (ARX); ``scaled`` asks for the scaled estimate F = f N / n instead.
     """
     if not 0.0 < threshold <= 1.0:
         raise ValueError("threshold must be in (0, 1]")
@@ -113,13 +125,16 @@ def sample_risk(
     target = k_target(threshold)
     if n == 0:  # ARX: an empty sample has all risks 0
         zero = AttackerRisk(0.0, 0.0, 0.0, 0.0)
-        return SampleRisk(0, target, 0, 0, 0.0, zero, zero, 0.0, population)
+        return SampleRisk(0, target, 0, 0, 0.0, zero, zero, 0.0, population, SAMPLE)
     if population is not None and population < n:
         raise ValueError("the population size must be at least the number of records")
+    if scaled and (population is None or population_sizes is not None):
+        raise ValueError("the scaled estimate needs a population size and no population table")
+    source = POPULATION_TABLE if population_sizes is not None else SCALED if scaled else SAMPLE
     if population_sizes is not None:
         big_f = np.asarray(population_sizes, dtype=np.float64)
     else:
-        big_f = f if population is None else f * (population / n)
+        big_f = f * (population / n) if scaled else f
     prosecutor = _summary(records, f, f, threshold)
     # ARX's prosecutor average is classes / n: with F = f, rc1 = rc2 = classes / n.
     journalist = _summary(records, f, big_f, threshold)
@@ -133,6 +148,7 @@ def sample_risk(
         journalist=journalist,
         marketer=float((records / big_f).sum() / n),
         population_size=population,
+        population_classes=source,
     )
 
 

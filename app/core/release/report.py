@@ -74,6 +74,7 @@ class ReleaseRisk:
                 "journalist": asdict(s.journalist),
                 "marketer": s.marketer,
                 "population_size": s.population_size,
+                "population_classes": s.population_classes,
                 "population_uniqueness": uniqueness,
                 "attributes": {
                     d.attribute: {
@@ -138,6 +139,7 @@ def assess_release(
     threshold: float = 0.2,
     population: float | None = None,
     population_table: Mapping[str, Sequence[object]] | None = None,
+    scaled: bool = False,
     drivers: int = DRIVERS,
 ) -> ReleaseRisk:
     """Assess the re-identification risk of releasing ``table`` (column -> values).
@@ -145,11 +147,12 @@ def assess_release(
     ``qi`` are the quasi-identifiers, ``sensitive`` the attributes whose diversity is
     measured, ``convention`` ``exclude`` (ARX) or ``wildcard`` (sdcMicro) for a missing QI
     value, ``missing`` the token of a suppressed value besides blanks, ``threshold`` the
-    prosecutor/journalist risk threshold, ``population`` the population size (None: no
-    population estimate; journalist risk then equals prosecutor risk, as in ARX without a
-    population table). ``population_table`` (column -> values, a superset of ``table``) gives
-    each class's population size as ARX counts it; its row count is then N. Raises
-    ``KeyError`` (an unknown column's name) or ``ValueError``.
+    prosecutor/journalist risk threshold, ``population`` the population size N of the
+    uniqueness models (the journalist and marketer risks are ARX's with the sample as its own
+    population, journalist = prosecutor, unless ``scaled`` asks for the scaled estimate F =
+    f N / n). ``population_table`` (column -> values, a superset of ``table``) gives each
+    class's population size as ARX counts it; its row count is then N. Raises ``KeyError``
+    (an unknown column's name) or ``ValueError``.
     """
     overlap = set(qi) & set(sensitive)
     if overlap:
@@ -162,7 +165,7 @@ def assess_release(
         sizes = population_sizes(classes, population_table, missing=missing)
         population = len(population_table[qi[0]])
     sample = sample_risk(
-        classes, threshold=threshold, population=population, population_sizes=sizes
+        classes, threshold=threshold, population=population, population_sizes=sizes, scaled=scaled
     )
     uniqueness = None
     if population is not None:

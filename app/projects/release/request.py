@@ -1,7 +1,9 @@
 """What a release-risk check is asked: columns, convention, threshold, population.
 
 The CLI's options and the API's query parameters (``qi``, ``sensitive``, ``population``,
-``threshold``, ``suppressed``, ``missing``) become one :class:`ReleaseRequest`. Messages name
+``estimate``, ``threshold``, ``suppressed``, ``missing``) become one :class:`ReleaseRequest`.
+``estimate=scaled`` asks for the scaled estimate of the population classes (F = f N / n)
+instead of ARX's sample-as-population; it needs a population size and is never saved. Messages name
 the parameter or the column, never a value of the table (a value may be a person's).
 """
 
@@ -16,6 +18,7 @@ from app.core.release import CONVENTIONS
 __all__ = ["DEFAULT_THRESHOLD", "ReleaseRequest", "ReleaseRequestError", "columns_of"]
 
 DEFAULT_THRESHOLD = 0.2  # ARX's records-at-risk threshold: classes below 5 records
+ESTIMATES = ("sample", "scaled")
 MAX_POPULATION = 2**53  # exact in a float; the OpenAPI document says the same
 _MAX_COLUMNS = 50
 _MAX_NAME = 100
@@ -59,6 +62,7 @@ class ReleaseRequest:
     qi: tuple[str, ...] | None = None
     sensitive: tuple[str, ...] | None = None
     population: int | None = None
+    estimate: str = "sample"  # "scaled": F = f N / n on request (not ARX's, never saved)
     threshold: float = DEFAULT_THRESHOLD
     suppressed: str = "exclude"
     missing: str = "*"
@@ -70,8 +74,14 @@ class ReleaseRequest:
         A parameter absent from ``args`` keeps ``base``'s value (the saved policy's, so a
         query overrides only what it names); a blank one means the default, as before.
         """
-        if base is not None:
-            return replace(base, **_given(cls.of(args), args))
+        read = cls._read(args)
+        request = read if base is None else replace(base, **_given(read, args))
+        if request.estimate == "scaled" and request.population is None:
+            raise ReleaseRequestError("'estimate=scaled' needs a 'population' size")
+        return request
+
+    @classmethod
+    def _read(cls, args: Mapping[str, str]) -> ReleaseRequest:
         population = _number(args.get("population"), "population", whole=True)
         if population is not None and not 1 <= population <= MAX_POPULATION:
             raise ReleaseRequestError(f"'population' must be from 1 to {MAX_POPULATION:,}")
@@ -81,6 +91,9 @@ class ReleaseRequest:
         suppressed = args.get("suppressed") or "exclude"
         if suppressed not in CONVENTIONS:
             raise ReleaseRequestError(f"'suppressed' must be one of {', '.join(CONVENTIONS)}")
+        estimate = args.get("estimate") or "sample"
+        if estimate not in ESTIMATES:
+            raise ReleaseRequestError(f"'estimate' must be one of {', '.join(ESTIMATES)}")
         missing = args.get("missing")
         if missing is not None and len(missing) > 20:
             raise ReleaseRequestError("'missing' is at most 20 characters")
@@ -88,6 +101,7 @@ class ReleaseRequest:
             qi=columns_of(args.get("qi"), "qi"),
             sensitive=columns_of(args.get("sensitive"), "sensitive"),
             population=None if population is None else int(population),
+            estimate=estimate,
             threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
             suppressed=suppressed,
             missing="*" if missing is None else missing,
@@ -99,4 +113,6 @@ def _given(read: ReleaseRequest, args: Mapping[str, str]) -> dict:
     return {name: getattr(read, name) for name in _PARAMETERS if name in args}
 
 
-_PARAMETERS = ("qi", "sensitive", "population", "threshold", "suppressed", "missing")
+_PARAMETERS = (
+    "qi", "sensitive", "population", "estimate", "threshold", "suppressed", "missing",
+)  # fmt: skip

@@ -66,7 +66,7 @@ def _assess(
     if request.population is not None and request.population < rows:
         raise ReleaseRequestError(f"'population' must be at least the {rows} records")
     if population_table is not None:
-        if request.population is not None:
+        if request.population is not None or request.estimate == "scaled":
             raise ReleaseRequestError("give a population size or a population file, not both")
         for name in qi:
             if name not in population_table:
@@ -81,6 +81,7 @@ def _assess(
             threshold=request.threshold,
             population=request.population,
             population_table=population_table,
+            scaled=request.estimate == "scaled",
         )
     except ValueError as exc:  # the core's messages name no value
         raise ReleaseRequestError(str(exc)) from None

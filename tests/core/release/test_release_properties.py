@@ -73,7 +73,7 @@ def test_prosecutor_at_least_journalist_at_least_marketer(table, convention, sca
     classes = build_classes(table, ["q1", "q2"], convention=convention)
     if not classes.included:
         return
-    r = sample_risk(classes, threshold=t, population=classes.included * scale)
+    r = sample_risk(classes, threshold=t, population=classes.included * scale, scaled=True)
     p, j = r.prosecutor, r.journalist
     assert p.average >= j.average - 1e-12 and j.average >= r.marketer - 1e-12
     assert p.highest >= j.highest - 1e-12 and p.records_at_risk >= j.records_at_risk

@@ -61,13 +61,42 @@ def test_wildcard_lets_the_suppressed_value_match_any_age_as_sdcmicro():
     assert r["attributes"]["dx"]["l_distinct"] == 1  # (50,300) has one value
 
 
-def test_journalist_and_marketer_with_a_population_size():
-    # N = 80, n = 8: F = 10 f = 30, 40, 10.
+def test_a_population_size_alone_leaves_journalist_and_marketer_as_arx():
+    # ARX's RiskModelSampleSummary: without a superset, population = sample, whatever N its
+    # population model holds (N serves the uniqueness models only).
     r = assess_release(TABLE, QI, convention="exclude", threshold=0.3, population=80).as_dict()
+    assert r["journalist"] == pytest.approx(
+        {"records_at_risk": 0.5, "highest": 1.0, "lowest": 0.25, "average": 3 / 8}
+    )
+    assert r["marketer"] == pytest.approx(3 / 8)
+    assert (r["population_size"], r["population_classes"]) == (80, "sample")
+    assert r["population_uniqueness"]["zayatz"] is not None
+
+
+def test_the_issues_table_marketer_risk_is_arxs_four_in_fifteen_with_a_population_size():
+    # 15 records in 4 classes; ARX reports marketer 4/15 with or without N (the scaled
+    # estimate made it 4/1000 with N = 1,000: 67 times lower).
+    table = {"zip": ["1"] * 8 + ["2"] * 4 + ["3"] * 2 + ["4"]}
+    for population in (None, 1000):
+        r = assess_release(table, ["zip"], population=population).as_dict()
+        assert r["marketer"] == pytest.approx(4 / 15)
+        assert r["journalist"]["highest"] == r["prosecutor"]["highest"] == 1.0
+    scaled = assess_release(table, ["zip"], population=1000, scaled=True).as_dict()
+    assert scaled["marketer"] == pytest.approx(4 / 1000)
+    assert scaled["population_classes"] == "scaled_estimate"
+
+
+def test_the_scaled_estimate_on_request():
+    # N = 80, n = 8: F = 10 f = 30, 40, 10.
+    r = assess_release(
+        TABLE, QI, convention="exclude", threshold=0.3, population=80, scaled=True
+    ).as_dict()
     assert r["journalist"] == pytest.approx(
         {"records_at_risk": 0.0, "highest": 0.1, "lowest": 1 / 40, "average": 3 / 80}
     )
     assert r["marketer"] == pytest.approx((3 / 30 + 4 / 40 + 1 / 10) / 8)
+    with pytest.raises(ValueError, match="scaled estimate needs a population size"):
+        assess_release(TABLE, QI, scaled=True)
 
 
 def test_l_diversity_and_t_closeness_by_hand():
@@ -231,7 +260,7 @@ def test_journalist_and_marketer_with_a_population_table_exclude():
         {"records_at_risk": 1 / 8, "highest": 1 / 3, "lowest": 1 / 4, "average": 3 / 11}
     )  # average = max(3 / (4+4+3), (3/4 + 4/4 + 1/3) / 8) = 3/11
     assert r["marketer"] == pytest.approx((3 / 4 + 4 / 4 + 1 / 3) / 8)
-    assert r["population_size"] == 14
+    assert (r["population_size"], r["population_classes"]) == (14, "population_table")
 
 
 def test_journalist_with_a_population_table_wildcard():

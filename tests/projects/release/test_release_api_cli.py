@@ -36,7 +36,8 @@ def test_cli_json_answers_the_hand_computed_report(runner, table):
     assert r["prosecutor"] == pytest.approx(
         {"records_at_risk": 0.5, "highest": 1.0, "lowest": 0.25, "average": 3 / 8}
     )
-    assert r["journalist"]["highest"] == pytest.approx(0.1)
+    assert r["journalist"] == r["prosecutor"]  # ARX: the sample is its own population
+    assert r["population_classes"] == "sample"
     assert set(r["population_uniqueness"]) >= {"zayatz", "pitman", "snb", "dankar"}
     assert set(r["attributes"]["dx"]) >= {"l_distinct", "l_entropy", "recursive_c", "t_closeness"}
 
@@ -137,6 +138,25 @@ def test_api_defaults_come_from_column_roles(client, project):
     assert r["population_uniqueness"]["dankar"] is not None
 
 
+def test_api_journalist_and_marketer_are_arxs_unless_the_scaled_estimate_is_asked(
+    client, project
+):
+    project_id, token, _ = project
+    headers = {"Authorization": f"Bearer {token}"}
+    url = f"/api/v1/projects/{project_id}/release-risk?population=400"
+    r = client.get(url, headers=headers).json
+    # ARX without a population table: the sample is its own population (2 classes / 4).
+    assert r["journalist"] == r["prosecutor"] and r["marketer"] == pytest.approx(0.5)
+    assert r["population_classes"] == "sample"
+    scaled = client.get(f"{url}&estimate=scaled", headers=headers).json
+    assert scaled["population_classes"] == "scaled_estimate"
+    assert scaled["marketer"] == pytest.approx(2 / 400)  # F = f * 100
+    bare = f"/api/v1/projects/{project_id}/release-risk"
+    needs = client.get(f"{bare}?estimate=scaled", headers=headers)
+    assert needs.status_code == 400 and "needs a 'population'" in needs.get_data(as_text=True)
+    assert client.get(f"{url}&estimate=guess", headers=headers).status_code == 400
+
+
 def test_api_parameters_and_errors(client, project):
     project_id, token, admin_token = project
     headers = {"Authorization": f"Bearer {token}"}
@@ -165,7 +185,9 @@ def test_openapi_documents_the_route(client):
     document = client.get("/api/v1/openapi.json").json
     operation = document["paths"]["/projects/{project_id}/release-risk"]["get"]
     names = {p["name"] for p in operation["parameters"] if p["in"] == "query"}
-    assert names >= {"qi", "sensitive", "population", "threshold", "suppressed", "missing"}
+    assert names >= {
+        "qi", "sensitive", "population", "estimate", "threshold", "suppressed", "missing",
+    }  # fmt: skip
 
 
 SAVED = {"qi": "zip,income", "sensitive": "", "population": "400", "threshold": "0.3",
