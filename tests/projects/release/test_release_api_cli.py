@@ -138,9 +138,7 @@ def test_api_defaults_come_from_column_roles(client, project):
     assert r["population_uniqueness"]["dankar"] is not None
 
 
-def test_api_journalist_and_marketer_are_arxs_unless_the_scaled_estimate_is_asked(
-    client, project
-):
+def test_api_journalist_and_marketer_are_arxs_unless_the_scaled_estimate_is_asked(client, project):
     project_id, token, _ = project
     headers = {"Authorization": f"Bearer {token}"}
     url = f"/api/v1/projects/{project_id}/release-risk?population=400"
