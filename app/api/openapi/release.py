@@ -23,7 +23,7 @@ RELEASE_QUERY = {
         "population) or scaled (F = f N / n, needs population; never saved); default sample",
     },
     "threshold": {
-        "type": "number", "exclusiveMinimum": 0, "maximum": 1,
+        "type": "number", "minimum": 2.0**-53, "maximum": 1,
         "description": "records-at-risk threshold" + _SAVED + "0.2",
     },
     "suppressed": {

@@ -8,6 +8,7 @@ from app.core.release.classes import (
     population_sizes,
 )
 from app.core.release.measures import (
+    MIN_THRESHOLD,
     RISK_BINS,
     AttackerRisk,
     Diversity,
@@ -30,6 +31,7 @@ from app.core.release.report import (
 __all__ = [
     "CONVENTIONS",
     "DRIVERS",
+    "MIN_THRESHOLD",
     "RISK_BINS",
     "AttackerRisk",
     "Classes",

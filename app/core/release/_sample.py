@@ -33,6 +33,7 @@ import numpy as np
 from app.core.release.classes import Classes
 
 __all__ = [
+    "MIN_THRESHOLD",
     "POPULATION_TABLE",
     "RISK_BINS",
     "SAMPLE",
@@ -54,6 +55,9 @@ RISK_BINS = (
 
 #: Where the population class sizes F come from (``SampleRisk.population_classes``).
 SAMPLE, POPULATION_TABLE, SCALED = "sample", "population_table", "scaled_estimate"
+#: The smallest threshold t: ``1/t`` (the target class size) is then at most 2^53, a whole
+#: number a float holds exactly (5e-324 made ``ceil(1/t)`` an OverflowError, issue 42).
+MIN_THRESHOLD = 2.0**-53
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,10 @@ class SampleRisk:
 
 
 def k_target(threshold: float) -> int:
-    """The smallest class size whose risk ``1/k`` is not above ``threshold``."""
+    """The smallest class size whose risk ``1/k`` is not above ``threshold`` (from
+    :data:`MIN_THRESHOLD` to 1)."""
+    if not MIN_THRESHOLD <= threshold <= 1.0:
+        raise ValueError(f"threshold must be from {MIN_THRESHOLD:.3g} (2^-53) to 1")
     k = math.ceil(1.0 / threshold - 1e-12)
     return max(k, 1)
 
@@ -112,14 +119,12 @@ def sample_risk(
 ) -> SampleRisk:
     """Compute k, sample uniques and prosecutor/journalist/marketer risk (ARX's summary).
 
-    ``threshold`` is ARX's risk threshold t in (0, 1]; ``population`` the population size N
+    ``threshold`` is ARX's risk threshold t in [2^-53, 1]; ``population`` the population size N
     (at least the records in classes; reported, and used by the risks only when ``scaled``);
     ``population_sizes`` each class's size F in a population table (ARX's superset; see
     :func:`~app.core.release.classes.population_sizes`). Without a table the sample is its
     own population (ARX); ``scaled`` asks for the scaled estimate F = f N / n instead.
     """
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError("threshold must be in (0, 1]")
     records, f = classes.records, classes.size
     n = int(records.sum())
     target = k_target(threshold)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from app.core.release._diversity import Diversity, diversity
 from app.core.release._population import PopulationUniqueness, population_uniqueness
 from app.core.release._sample import (
+    MIN_THRESHOLD,
     RISK_BINS,
     AttackerRisk,
     SampleRisk,
@@ -22,6 +23,7 @@ from app.core.release._sample import (
 )
 
 __all__ = [
+    "MIN_THRESHOLD",
     "RISK_BINS",
     "AttackerRisk",
     "Diversity",

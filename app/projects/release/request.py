@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from app.core.release import CONVENTIONS
+from app.core.release import CONVENTIONS, MIN_THRESHOLD
 
 __all__ = ["DEFAULT_THRESHOLD", "ReleaseRequest", "ReleaseRequestError", "columns_of"]
 
@@ -86,8 +86,8 @@ class ReleaseRequest:
         if population is not None and not 1 <= population <= MAX_POPULATION:
             raise ReleaseRequestError(f"'population' must be from 1 to {MAX_POPULATION:,}")
         threshold = _number(args.get("threshold"), "threshold", whole=False)
-        if threshold is not None and not 0 < threshold <= 1:
-            raise ReleaseRequestError("'threshold' must be above 0 and at most 1")
+        if threshold is not None and not MIN_THRESHOLD <= threshold <= 1:
+            raise ReleaseRequestError("'threshold' must be from 2^-53 (1.1e-16) to 1")
         suppressed = args.get("suppressed") or "exclude"
         if suppressed not in CONVENTIONS:
             raise ReleaseRequestError(f"'suppressed' must be one of {', '.join(CONVENTIONS)}")

@@ -92,3 +92,23 @@ def test_the_order_holds_with_a_population_table(table, extra, convention):
     p, j = r.prosecutor, r.journalist
     assert p.average >= j.average - 1e-12 and j.average >= r.marketer - 1e-12
     assert p.highest >= j.highest - 1e-12 and p.records_at_risk >= j.records_at_risk
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_zayatz_closed_form_is_the_hypergeometric_probability(data):
+    """h(1; N, j, n) in closed form (log space) equals the exact ratio of binomials."""
+    from fractions import Fraction
+    from math import comb
+
+    import numpy as np
+
+    from app.core.release._population import one_drawn
+
+    big_n = data.draw(st.integers(min_value=1, max_value=400))
+    n = data.draw(st.integers(min_value=1, max_value=big_n))
+    sizes = data.draw(st.lists(st.integers(1, big_n), min_size=1, max_size=6))
+    got = one_drawn(np.array(sizes), big_n, n)
+    for j, value in zip(sizes, got, strict=True):
+        exact = Fraction(j * comb(big_n - j, n - 1), comb(big_n, n))
+        assert abs(value - float(exact)) <= 1e-12 * max(float(exact), 1e-300) + 1e-300

@@ -237,6 +237,34 @@ def test_api_bad_parameter_is_named_never_its_value(client, saved, parameter):
     assert response.status_code == 400 and parameter in text and SECRET not in text
 
 
+@pytest.mark.parametrize("population", [10**11, 2**53])
+def test_a_huge_population_is_answered_in_the_same_work(client, project, population):
+    """Issue 42.1: the models' work does not grow with N (10^11 took for ever before)."""
+    project_id, token, _ = project
+    url = f"/api/v1/projects/{project_id}/release-risk?population={population}"
+    response = client.get(url, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200, response.json
+    assert response.json["population_uniqueness"]["zayatz"] is not None
+    too_large = client.get(
+        url.replace(str(population), str(2**53 + 1)), headers={"Authorization": f"Bearer {token}"}
+    )
+    assert too_large.status_code == 400 and "population" in too_large.json["message"]
+
+
+@pytest.mark.parametrize(
+    ("threshold", "status"), [("5e-324", 400), ("1e-310", 400), ("1e-17", 400), (str(2**-53), 200)]
+)
+def test_a_threshold_is_bounded_by_what_its_inverse_holds(client, project, threshold, status):
+    project_id, token, _ = project
+    url = f"/api/v1/projects/{project_id}/release-risk?threshold={threshold}"
+    response = client.get(url, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == status, response.json
+    if status == 200:
+        assert response.json["k_target"] == 2**53
+    else:
+        assert "'threshold' must be from 2^-53" in response.json["message"]
+
+
 def test_api_unknown_project_is_404(client, saved):
     _, headers = saved
     assert client.get("/api/v1/projects/999999/release-risk", headers=headers).status_code == 404
