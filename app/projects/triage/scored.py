@@ -3,9 +3,12 @@
 A link project's two sources are ``A`` and ``B``; a linker names them its own way (Splink's
 ``source_dataset``: the names its input tables were registered under). The names are
 matched to the sources once, kept on each source (``Source.dataset``) and written back by
-the exports, so labels join to the linker's tables. The match is, in this order: the names
-already kept from an earlier round; names given by the manager; the labels themselves
-(``A``/``B``); otherwise the one assignment under which the file's record ids are found.
+the exports, so labels join to the linker's tables. The match is made per file, in this order:
+names given by the manager; the names kept from an earlier round; the labels themselves
+(``A``/``B``: the application's own predictions); otherwise the one assignment under which
+the file's record ids are found. So a later round may come from another linker, or from the
+application's own scoring, under other names; the names kept for the exports stay the first
+round's.
 Splink writes a pair either way round (its left record is the one with the smaller source
 name), so each pair is turned to ``(A, B)``. Problems name rows, never ids or values.
 """
@@ -95,7 +98,13 @@ def _lookup(values, table: tuple[pa.Array, np.ndarray]) -> np.ndarray:
 
 
 def _names(project: Project, id_l, id_r, source_l, source_r, given, ids) -> dict[str, str]:
-    """The linker's name of each source label (``{}`` when the file names none)."""
+    """The linker's name of each source label in this file (``{}`` when it names none).
+
+    Tried in order, the first that names every source of the file: the names the manager
+    gives for this file; the names kept from an earlier round; the labels themselves (the
+    application's own predictions say ``A``/``B``); else the one assignment under which the
+    file's record ids are found. Names given that do not fit are refused, never passed over.
+    """
     if source_l is None:
         return {}
     names = distinct(source_l, source_r)
@@ -104,20 +113,22 @@ def _names(project: Project, id_l, id_r, source_l, source_r, given, ids) -> dict
         raise ScoredPairsError(
             [f"the file names {len(names)} sources; this project has {len(labels)}"]
         )
-    chosen = {s.label: s.dataset for s in project.sources if s.dataset} or dict(given or {})
-    if not chosen and set(names) <= set(labels):
-        chosen = {name: name for name in names}
-    if not chosen:
-        chosen = _by_ids(labels, names, id_l, id_r, source_l, source_r, ids)
-    unknown = [n for n in names if n not in chosen.values()]
-    if unknown or any(label not in labels for label in chosen):
-        raise ScoredPairsError(
-            [
-                "the file's source names do not match this project's sources "
-                f"({', '.join(f'{k}={v!r}' for k, v in chosen.items())})"
-            ]
-        )
-    return chosen
+
+    def fits(chosen: Mapping[str, str]) -> bool:
+        return set(chosen) <= set(labels) and set(names) <= set(chosen.values())
+
+    if given:
+        if not fits(given):
+            shown = ", ".join(f"{k}={v!r}" for k, v in given.items())
+            raise ScoredPairsError(
+                [f"the source names given ({shown}) are not the file's, or not this project's"]
+            )
+        return dict(given)
+    kept = {s.label: s.dataset for s in project.sources if s.dataset}
+    for chosen in (kept, {label: label for label in labels}):
+        if chosen and fits(chosen):
+            return {k: v for k, v in chosen.items() if v in names}
+    return _by_ids(labels, names, id_l, id_r, source_l, source_r, ids)
 
 
 def _by_ids(labels, names, id_l, id_r, source_l, source_r, ids) -> dict[str, str]:
@@ -138,6 +149,13 @@ def _by_ids(labels, names, id_l, id_r, source_l, source_r, ids) -> dict[str, str
         sum(int((_lookup(sorted(sample[n]), ids[label]) >= 0).sum()) for label, n in o.items())
         for o in options
     ]
+    if not any(scores):
+        raise ScoredPairsError(
+            [
+                "the file's source names do not match this project's sources, and none of "
+                "its record ids is one of the project's"
+            ]
+        )
     if scores[0] == scores[1]:
         raise ScoredPairsError(
             [

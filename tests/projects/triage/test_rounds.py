@@ -153,12 +153,12 @@ def test_source_names_are_matched_by_ids_kept_and_written_back(app, manager):
         assert ids == {"a0": "b0", "a2": "b1"}  # every pair stored (A, B)
         names = dict(db.session.execute(select(Source.label, Source.dataset)).all())
         assert names == {"A": "right_a", "B": "left_b"} and made.number == 1
-        # A second file must use the same names; its known pairs are skipped and counted.
+        # A second file under the same names; its known pairs are skipped and counted.
         again = _scored(["b0", "b3"], ["a0", "a3"], ["left_b"] * 2, ["right_a"] * 2)
         second = add_scored_round(project, again, settings, owner)
         assert second.number == 2 and second.counts["present"] == 1
         other = _scored(["x"], ["y"], ["dfa"], ["dfb"])
-        with pytest.raises(ScoredPairsError, match="do not match this project's sources"):
+        with pytest.raises(ScoredPairsError, match="none of its record ids"):
             add_scored_round(project, other, settings, owner)
 
 
