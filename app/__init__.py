@@ -75,8 +75,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     reconcile_imports(app)  # half imports left by a dead process are removed, jobs failed
     if app.config.get("JOBS_RECONCILE_ON_START", not app.testing):
         from app.jobs.recovery import reconcile_at_start as reconcile_jobs
+        from app.jobs.recovery import start_housekeeping
 
         reconcile_jobs(app)  # jobs left running by a dead process fail with a reason
+        if app.config.get("JOBS_HOUSEKEEPING_SECONDS", 0 if app.testing else 300):
+            start_housekeeping(app)  # and again on a timer, their working folders swept too
     return app
 
 

@@ -12,11 +12,14 @@ _WHERE = {
         "sequential_map",
     ),
     "pools": ("EXECUTORS", "dask_address", "executor_name", "get_executor"),
-    "executor": ("ACTIVE", "JobCancelled", "JobContext", "cancel", "current_job_id", "submit"),
+    "executor": (
+        "ACTIVE", "JobCancelled", "JobContext", "cancel", "current_job_id",
+        "interrupt_on_cancel", "submit",
+    ),
     "failures": ("PLAIN", "describe_failure", "log_failure"),
     "recovery": (
-        "STALE_SECONDS", "on_stale", "owner_id", "reconcile_at_start", "reconcile_stale_jobs",
-        "stale_reason",
+        "STALE_SECONDS", "fail_stopped", "housekeep", "on_stale", "on_sweep", "owner_id",
+        "reconcile_at_start", "reconcile_stale_jobs", "stale_reason", "start_housekeeping",
     ),
 }  # fmt: skip
 _MODULE = {name: module for module, names in _WHERE.items() for name in names}

@@ -7,6 +7,11 @@ running job whose owner is a process of this host that no longer exists, or that
 no sign of life for ``JOBS_STALE_SECONDS`` (default 900; owners on other hosts cannot be
 asked). Clean-up specific to a kind of job (e.g. an import's staged rows) registers with
 :func:`on_stale` and runs in the same transaction, after the row is marked.
+
+What a dead process leaves outside the database (a scoring run's working folder) is found by
+sweepers registered with :func:`on_sweep`. :func:`housekeep` reconciles and sweeps; it runs on
+start and, in a serving process, every ``JOBS_HOUSEKEEPING_SECONDS`` (default 300) on a
+daemon thread (:func:`start_housekeeping`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import datetime as dt
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable
 
 from flask import Flask
@@ -28,8 +34,10 @@ from app.models.base import utcnow
 log = logging.getLogger(__name__)
 
 STALE_SECONDS = 900
+HOUSEKEEPING_SECONDS = 300
 StaleHook = Callable[[Job, str], None]
 _hooks: dict[str, list[StaleHook]] = {}
+_sweepers: list[Callable[[], int]] = []
 
 
 def owner_id() -> str:
@@ -45,6 +53,12 @@ def on_stale(kind: str = "*") -> Callable[[StaleHook], StaleHook]:
         return hook
 
     return register
+
+
+def on_sweep(sweeper: Callable[[], int]) -> Callable[[], int]:
+    """Register ``sweeper()`` (run in an app context; returns how many things it removed)."""
+    _sweepers.append(sweeper)
+    return sweeper
 
 
 def _alive(pid: int) -> bool:
@@ -109,13 +123,41 @@ def fail_stopped(job: Job, reason: str) -> bool:
     return bool(marked)
 
 
+def housekeep() -> int:
+    """Fail the stale jobs, then run every sweeper; how many things the sweepers removed."""
+    reconcile_stale_jobs()
+    removed = sum(sweeper() for sweeper in _sweepers)
+    db.session.commit()
+    return removed
+
+
 def reconcile_at_start(app: Flask) -> None:
-    """Reconcile once when the app starts; a database without the jobs table is skipped."""
+    """Housekeep once when the app starts; a database without the jobs table is skipped."""
     with app.app_context():
         try:
-            reconcile_stale_jobs()
+            housekeep()
         except SQLAlchemyError as exc:  # e.g. not migrated yet: nothing can be stale
             db.session.rollback()
             log.info("job reconciliation skipped: %s", type(exc).__name__)
         finally:
             db.session.remove()
+
+
+def start_housekeeping(app: Flask, every: float | None = None) -> threading.Event:
+    """Housekeep every ``every`` seconds on a daemon thread; set the returned event to stop."""
+    every = float(every or app.config.get("JOBS_HOUSEKEEPING_SECONDS") or HOUSEKEEPING_SECONDS)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every):
+            with app.app_context():
+                try:
+                    housekeep()
+                except Exception as exc:  # noqa: BLE001 (the next round tries again)
+                    db.session.rollback()
+                    log.warning("job housekeeping failed: %s", type(exc).__name__)
+                finally:
+                    db.session.remove()
+
+    threading.Thread(target=loop, name="job-housekeeping", daemon=True).start()
+    return stop

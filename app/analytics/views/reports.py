@@ -163,7 +163,7 @@ def job_result(job_id: int):
 @roles_required("admin")
 def job_cancel(job_id: int):
     if jobs.cancel(job_id):
-        flash("Job cancelled: its remaining chunks will not run.", "info")
+        flash("Job cancelled: it stops within seconds (a scoring query is interrupted).", "info")
     else:
         flash("The job had already finished.", "error")
     return redirect(url_for("analytics.job", job_id=job_id))

@@ -2,7 +2,8 @@
 
 What goes: every record's identifying values (the record keeps its pseudonym, source and
 record id), the project's vault rows (sensitive values), its name counts (names from the
-upload), its scored pairs' files and any staged upload of it on disk. What stays: the
+upload), its scored pairs' files, its scoring runs' working folders (refused while a live
+process still holds one) and any staged upload of it on disk. What stays: the
 pseudonyms, pairs, decisions, resolutions, clusters, rounds, assignments with their KAPR, the
 reveal events (value-free) and the close-out record, which says who closed the project, when,
 what was destroyed and the SHA-256 of each final export as produced just before.
@@ -20,10 +21,11 @@ import logging
 import zipfile
 from pathlib import Path
 
+from flask import current_app
 from sqlalchemy import delete, func, select, update
 
 from app.extensions import db
-from app.jobs import ACTIVE
+from app.jobs import ACTIVE, STALE_SECONDS, fail_stopped, stale_reason
 from app.models import (
     CloseOut,
     Job,
@@ -40,6 +42,7 @@ from app.models.base import utcnow
 from app.projects.exports import KINDS, ExportRefused, export_csv, export_filename
 from app.projects.importing.uploads import discard_project_uploads
 from app.projects.progress.finals import final_columns
+from app.projects.scoring.recovery import WorkHeld, remove_project_work
 from app.review.grid import drop_stored_indexes
 
 __all__ = [
@@ -146,7 +149,9 @@ def close_project(
             "(answers, conflicts) before closing the project"
         )
     if _running_jobs(project):
-        raise CloseOutRefused("a scoring job of this project is still running: wait for it")
+        raise CloseOutRefused(
+            "a scoring job of this project is still running: wait for it or cancel it"
+        )
     files = final_exports(project) if files is None else files
     hashes = export_hashes(files)
     if expected is not None and expected != digest(hashes):
@@ -154,7 +159,11 @@ def close_project(
             "the exports changed since they were downloaded (the project changed): "
             "download the final exports again, then close"
         )
-    destroyed = _destroy(project)
+    try:
+        folders = remove_project_work(project.id)  # first: a refusal changes nothing
+    except WorkHeld as exc:
+        raise CloseOutRefused(str(exc)) from None
+    destroyed = {**_destroy(project), "working_folders": folders}
     project.closed_at = utcnow()
     project.records_version += 1  # caches of the records' values are stale
     row = CloseOut(
@@ -186,12 +195,18 @@ def _lock(project: Project) -> None:
 
 
 def _running_jobs(project: Project) -> bool:
+    """Whether a scoring job of the project may still run; one whose process is gone (killed)
+    is failed here, as a restart would (:mod:`app.jobs.recovery`)."""
     jobs = select(ScoringModel.run_job_id).where(ScoringModel.project_id == project.id)
     trained = select(ScoringModel.job_id).where(ScoringModel.project_id == project.id)
-    query = select(func.count(Job.id)).where(
-        Job.status.in_(ACTIVE), Job.id.in_(jobs.union(trained))
-    )
-    return bool(db.session.scalar(query))
+    query = select(Job).where(Job.status.in_(ACTIVE), Job.id.in_(jobs.union(trained)))
+    stale_after = float(current_app.config.get("JOBS_STALE_SECONDS", STALE_SECONDS))
+    running = False
+    for job in db.session.scalars(query).all():
+        reason = stale_reason(job, now=utcnow(), stale_after=stale_after)
+        if reason is None or not fail_stopped(job, reason):
+            running = True
+    return running
 
 
 def _destroy(project: Project) -> dict[str, int]:

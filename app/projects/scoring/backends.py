@@ -2,7 +2,9 @@
 
 A backend takes the working rows batch by batch (:meth:`append`), hands Splink its tables
 (:meth:`tables`), gives back the predictions as Arrow batches (:meth:`batches`) and removes
-every working file in :meth:`close`, whatever happened before.
+every working file in :meth:`close`, whatever happened before. :meth:`interrupt` (called from
+another thread when the job is cancelled) stops what it is computing: DuckDB's
+``interrupt()``, or Spark's cancel of the run's job group.
 
 DuckDB works in a database file inside the job's own working directory (spilling there
 too). Once the rows are in, it is locked down: ``enable_external_access = false`` (no file,
@@ -95,6 +97,9 @@ class DuckDBBackend:
             f"SELECT {columns} FROM {predictions.physical_name}"
         ).to_arrow_reader(size)
 
+    def interrupt(self) -> None:
+        self.con.interrupt()
+
     def close(self) -> None:
         try:
             self.con.close()
@@ -147,6 +152,8 @@ class SparkBackend:
         self.checkpoints = f"{base.rstrip('/')}/{run}"
         self.output = f"{(output_dir or f'file://{work_dir}/output').rstrip('/')}/{run}"
         self.spark.sparkContext.setCheckpointDir(self.checkpoints)
+        # Spark's jobs of this thread (Splink's) in a group of their own, for interrupt()
+        self.spark.sparkContext.setJobGroup(run, "scoring", interruptOnCancel=True)
         self.parts: dict[str, list[pa.RecordBatch]] = {}
         self.views: list[str] = []
 
@@ -178,6 +185,9 @@ class SparkBackend:
         frame.select(*[c for c in OUTPUT_COLUMNS if c in frame.columns]).write.parquet(self.output)
         local = self.output.removeprefix("file://")
         yield from ds.dataset(local, format="parquet").to_batches(batch_size=size)
+
+    def interrupt(self) -> None:
+        self.spark.sparkContext.cancelJobGroup(self.run)
 
     def close(self) -> None:
         try:

@@ -1,5 +1,6 @@
 """One scoring run: the project's records into Splink, a model trained and/or its predictions
-out as Parquet, every working file removed at the end (on failure too).
+out as Parquet, every working file removed at the end (on failure and on a cancel too: a
+cancelled job's running query is interrupted within a poll, :mod:`app.jobs`).
 
 The predictions file has Splink's predict columns — ``source_dataset_l, unique_id_l,
 source_dataset_r, unique_id_r, match_weight, match_probability, match_key`` — with the
@@ -12,8 +13,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,13 +23,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from flask import current_app
 
-from app.jobs import current_job_id
+from app.jobs import current_job_id, interrupt_on_cancel
 from app.models import Project, ProjectKind
 from app.projects.blocking import Rule
 from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
 from app.projects.scoring.menu import Training
 from app.projects.scoring.model import Comparison, Model
-from app.projects.scoring.recovery import sweep_work_dirs, work_dir_prefix, work_root
+from app.projects.scoring.recovery import (
+    claim_work_dir,
+    sweep_work_dirs,
+    work_dir_prefix,
+    work_root,
+)
 from app.projects.scoring.working import BATCH, Layout, record_batches, rule_sql, run_settings
 
 __all__ = ["OUTPUT_SCHEMA", "Outcome", "run_scoring", "work_root"]
@@ -106,7 +110,7 @@ def run_scoring(
     root = work_root()
     sweep_work_dirs(root)  # what a dead run left behind goes before anything else is written
     prefix = work_dir_prefix(current_job_id(), os.getpid())
-    work_dir = Path(tempfile.mkdtemp(prefix=f"{prefix}project{project.id}-", dir=root))
+    work = claim_work_dir(root, f"{prefix}project{project.id}-")
     engine = None
     phases: dict[str, float] = {}
     clock = time.monotonic()
@@ -118,35 +122,36 @@ def run_scoring(
         clock = now
 
     try:
-        engine = _backend(name, work_dir)
-        ids: dict[str, list] = {label: [] for label in labels}
-        for label, batch, external in record_batches(project, layout):
-            engine.append(label, batch)
-            ids[label].append((batch.column(0).to_numpy(), external))
-            steps.advance(limit=load_steps)
-        steps.reach(load_steps)
-        phase("load")
-        from splink import Linker
+        engine = _backend(name, work.path)
+        with interrupt_on_cancel(progress, engine.interrupt):  # a cancel stops a query
+            ids: dict[str, list] = {label: [] for label in labels}
+            for label, batch, external in record_batches(project, layout):
+                engine.append(label, batch)
+                ids[label].append((batch.column(0).to_numpy(), external))
+                steps.advance(limit=load_steps)
+            steps.reach(load_steps)
+            phase("load")
+            from splink import Linker
 
-        tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
-        settings = run_settings(model, layout, engine.dialect)
-        linker = Linker(tables if len(tables) > 1 else tables[0], settings, log_level=None)
-        if training:
-            model = _train(linker, model, training[0], em_rules, deterministic, layout, steps)
-            phase("train")
-        pairs = None
-        if predict_to is not None:
-            predictions = linker.inference.predict()
-            steps.advance()
-            phase("predict")
-            batches = engine.batches(predictions, OUT_BATCH)
-            pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
-            phase("write")
-        linker.table_management.delete_tables_created_by_splink_from_db()
+            tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
+            settings = run_settings(model, layout, engine.dialect)
+            linker = Linker(tables if len(tables) > 1 else tables[0], settings, log_level=None)
+            if training:
+                model = _train(linker, model, training[0], em_rules, deterministic, layout, steps)
+                phase("train")
+            pairs = None
+            if predict_to is not None:
+                predictions = linker.inference.predict()
+                steps.advance()
+                phase("predict")
+                batches = engine.batches(predictions, OUT_BATCH)
+                pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
+                phase("write")
+            linker.table_management.delete_tables_created_by_splink_from_db()
     finally:
         if engine is not None:
             engine.close()
-        shutil.rmtree(work_dir, ignore_errors=True)
+        work.release()
     return Outcome(model, pairs, name, time.monotonic() - started, phases)
 
 

@@ -102,6 +102,7 @@ def app_overrides(tmp_path):
     return {
         "UPLOAD_FOLDER": str(tmp_path / "uploads"),
         "SCORING_OUTPUT_DIR": str(tmp_path / "scoring"),
+        "SCORING_WORK_DIR": str(tmp_path / "scoring-work"),
     }
 
 
@@ -198,6 +199,7 @@ def test_close_out_destroys_every_value_in_both_databases(app, finished):
             "name_frequencies": 4,
             "prediction_files": 0,
             "staged_uploads": 1,
+            "working_folders": 0,
         }
         db.session.remove()
     with app.app_context():
