@@ -9,6 +9,7 @@ from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl
 from app.cli import triage as _triage  # noqa: F401  (adds `projects triage|reblock|rounds`)
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
+from app.cli.jobs import jobs
 from app.cli.projects import projects
 from app.cli.scoring import scoring
 from app.cli.users import users
@@ -21,3 +22,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(demo_command)
     app.cli.add_command(generate_data_command)
     app.cli.add_command(scoring)
+    app.cli.add_command(jobs)

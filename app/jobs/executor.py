@@ -9,7 +9,9 @@ hands ``fn`` to a ``concurrent.futures.Executor`` chosen by ``JOBS_EXECUTOR``:
   own app from the database settings;
 - ``"dask"`` runs the job's driver on a thread of the web process and its chunks on a Dask
   cluster (``DASK_SCHEDULER_ADDRESS``; a local cluster when unset) through
-  ``Client.get_executor()``.
+  ``Client.get_executor()``;
+- ``"queue"`` leaves the row queued, with the function and its arguments, for a
+  ``flask jobs worker`` on any machine (:mod:`app.jobs.queue`, :mod:`app.jobs.worker`).
 
 ``fn(*args, progress=ctx)`` returns a JSON-serialisable dict. ``ctx(done, total)`` writes the
 progress to the row in a session of its own; ``ctx.map(chunk_fn, calls, shared=...)`` runs
@@ -33,6 +35,7 @@ from flask import Flask, current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
+from app.jobs import queue
 from app.jobs.chunks import (  # noqa: F401  (re-exported: the seam's public names)
     POLL_SECONDS,
     ChunkRunner,
@@ -59,6 +62,7 @@ from app.models.base import utcnow
 log = logging.getLogger(__name__)
 
 ACTIVE = ("queued", "running")
+ENDED = ("done", "failed", "cancelled")
 POOL_DIED = "its pool process died (killed, or out of memory) while it ran"
 # The settings a pool process needs to reach the same database as the web process.
 _CHILD_KEYS = (
@@ -87,10 +91,15 @@ def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int
     name = executor_name(app)
     job = Job(kind=kind, status="queued", created_by=created_by, owner=owner_id())
     job.heartbeat_at = utcnow()
+    if name == "queue":  # the row waits for `flask jobs worker`, owned by no process
+        job.target, job.payload, job.owner = queue.target_of(fn), queue.encode(args), None
+        job.max_attempts = int(getattr(fn, "job_attempts", 1))
     db.session.add(job)
     db.session.flush()
     job_id = job.id
     db.session.commit()
+    if name == "queue":
+        return job_id
     try:
         if name == "process":
             _to_pool(app, job_id, fn, args)
@@ -154,7 +163,7 @@ def cancel(job_id: int) -> bool:
     done = db.session.execute(
         update(Job)
         .where(Job.id == job_id, Job.status.in_(ACTIVE))
-        .values(status="cancelled", error="cancelled by an administrator")
+        .values(status="cancelled", error="cancelled by an administrator", payload=None)
     )
     db.session.commit()
     return done.rowcount == 1
@@ -230,12 +239,18 @@ def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
     _run_in_app(_child_apps[key], job_id, fn, args, get_executor("chunks"))
 
 
-def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Executor) -> None:
-    # A fresh app context means a fresh session: the job never shares the request's.
+def _run_in_app(
+    app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Executor, *, claimed=False
+) -> None:
+    """Run the job in a fresh app context (a fresh session: never the request's). A job
+    ``claimed`` by a worker is running already; the end is written only while it is the
+    worker's (not queued again behind its back)."""
+    mine = owner_id() if claimed else None
     with app.app_context():
         _current_job.set(job_id)
         try:
-            if not _set(job_id, status="running", owner=owner_id(), expect="queued"):
+            started = claimed or _set(job_id, status="running", owner=owner_id(), expect="queued")
+            if not started:
                 return  # cancelled (or reconciled) before it started
             result = fn(*args, progress=JobContext(job_id, chunks))
         except JobCancelled:
@@ -245,27 +260,35 @@ def _run_in_app(app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Exec
         except Exception as exc:  # noqa: BLE001 (any failure is recorded on the row)
             db.session.rollback()
             log_failure(log, f"job {job_id}", exc)  # no record value in logs or job errors
-            _set(job_id, status="failed", error=describe_failure(exc), expect="running")
+            error = describe_failure(exc)
+            _set(job_id, status="failed", error=error, expect="running", owner_is=mine)
             return
         finally:
             db.session.remove()
-        _set(job_id, status="done", result=result, expect="running")
+        _set(job_id, status="done", result=result, error=None, expect="running", owner_is=mine)
         db.session.remove()
 
 
-def _set(job_id: int, *, done=None, total=None, expect: str | None = None, **values) -> bool:
+def _set(
+    job_id: int, *, done=None, total=None, expect: str | None = None, owner_is=None, **values
+) -> bool:
     """Write progress, status, result or error (and a heartbeat) and commit at once.
 
-    With ``expect``, only a row in that status is written (a cancelled job stays cancelled);
-    returns whether the row was written.
+    With ``expect``, only a row in that status is written (a cancelled job stays cancelled),
+    with ``owner_is`` only a row that process owns; returns whether the row was written. A
+    job's arguments go with its end (``done``, ``failed``, ``cancelled``).
     """
     if done is not None:
         values["progress_done"] = done
     if total is not None:
         values["progress_total"] = total
+    if values.get("status") in ENDED:
+        values["payload"] = None
     query = update(Job).where(Job.id == job_id)
     if expect is not None:
         query = query.where(Job.status == expect)
+    if owner_is is not None:
+        query = query.where(Job.owner == owner_is)
     written = db.session.execute(query.values(heartbeat_at=utcnow(), **values)).rowcount
     db.session.commit()
     return written == 1

@@ -18,7 +18,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from app.jobs.chunks import DaskExecutor, InlineExecutor
 
-EXECUTORS = ("inline", "thread", "process", "dask")
+EXECUTORS = ("inline", "thread", "process", "dask", "queue")
 PROCESSES = 2  # JOBS_PROCESSES: processes of the web process's pool
 
 _pools: dict[str, Executor] = {}

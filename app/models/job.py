@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import JSON, DateTime, ForeignKey, String, Text
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -13,6 +13,7 @@ from app.models.base import Timestamped, utcnow
 
 class Job(Timestamped, db.Model):
     __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status_id", "status", "id"),)  # the workers' claim
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(40))
@@ -27,6 +28,14 @@ class Job(Timestamped, db.Model):
     # restart fails jobs whose owner is gone (app.jobs.reconcile_stale_jobs)
     owner: Mapped[str | None] = mapped_column(String(120))
     heartbeat_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # JOBS_EXECUTOR=queue: the job function (``module:name``) and its arguments (a pickle of
+    # plain values, app.jobs.queue) wait here for `flask jobs worker`; the arguments are
+    # cleared when the job ends. A job stopped with its worker runs again while attempts is
+    # below max_attempts (a pure job's), else it fails with the reason.
+    target: Mapped[str | None] = mapped_column(String(200))
+    payload: Mapped[bytes | None] = mapped_column(LargeBinary)
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    max_attempts: Mapped[int] = mapped_column(default=1, server_default="1")
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )

@@ -232,6 +232,11 @@ def trajectory_risk(
     return _assemble(opts, names, calibrations, results, sweep)
 
 
+# Pure: its inputs are its arguments and its output the job's row, so a job queued for
+# `flask jobs worker` (app.jobs.queue) runs again on another worker if its worker is killed.
+trajectory_risk.job_attempts = 2
+
+
 def _sweep_row(percent, result: LinkageResult, seconds: float) -> dict:
     return {
         "percent": percent,
