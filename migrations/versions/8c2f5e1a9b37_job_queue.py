@@ -1,7 +1,7 @@
 """jobs: the queue of `flask jobs worker` (target, payload, attempts, max_attempts)
 
 Revision ID: 8c2f5e1a9b37
-Revises: 7b1e4f9a2c60
+Revises: b2f7c9e4a1d3
 Create Date: 2026-12-02 02:00:00
 
 With ``JOBS_EXECUTOR=queue`` a job waits in its row for a worker process: ``target`` names
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '8c2f5e1a9b37'
-down_revision = '7b1e4f9a2c60'
+down_revision = 'b2f7c9e4a1d3'
 branch_labels = None
 depends_on = None
 
