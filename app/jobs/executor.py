@@ -47,7 +47,6 @@ from app.jobs.chunks import (  # noqa: F401  (re-exported: the seam's public nam
 )
 from app.jobs.failures import describe_failure, log_failure
 from app.jobs.pools import (  # noqa: F401  (re-exported: the seam's public names)
-    EXECUTORS,
     PROCESSES,
     _pools,
     dask_address,
@@ -136,8 +135,7 @@ def _to_pool(app: Flask, job_id: int, fn: Callable, args: tuple, *, requeued: bo
 def _after_pool(app, job_id, fn, args, pool, future: Future, requeued: bool) -> None:
     """A pool's job ended; when its pool broke, rebuild it and re-queue the job if it never
     started (once), else fail it with the reason (and its kind's clean-up)."""
-    broken = future.cancelled() or isinstance(future.exception(), BrokenProcessPool)
-    if not broken:
+    if not (future.cancelled() or isinstance(future.exception(), BrokenProcessPool)):
         _record_crash(app, job_id, future)
         return
     drop("process", pool)
@@ -242,9 +240,8 @@ def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
 def _run_in_app(
     app: Flask, job_id: int, fn: Callable, args: tuple, chunks: Executor, *, claimed=False
 ) -> None:
-    """Run the job in a fresh app context (a fresh session: never the request's). A job
-    ``claimed`` by a worker is running already; the end is written only while it is the
-    worker's (not queued again behind its back)."""
+    """Run the job in a fresh app context (never the request's session); a job ``claimed`` by
+    a worker is running already, and its end is written only while it is still the worker's."""
     mine = owner_id() if claimed else None
     with app.app_context():
         _current_job.set(job_id)
@@ -269,14 +266,11 @@ def _run_in_app(
         db.session.remove()
 
 
-def _set(
-    job_id: int, *, done=None, total=None, expect: str | None = None, owner_is=None, **values
-) -> bool:
+def _set(job_id: int, *, done=None, total=None, expect=None, owner_is=None, **values) -> bool:
     """Write progress, status, result or error (and a heartbeat) and commit at once.
 
     With ``expect``, only a row in that status is written (a cancelled job stays cancelled),
-    with ``owner_is`` only a row that process owns; returns whether the row was written. A
-    job's arguments go with its end (``done``, ``failed``, ``cancelled``).
+    with ``owner_is`` only one that process owns; whether it was. Its end clears its arguments.
     """
     if done is not None:
         values["progress_done"] = done

@@ -26,7 +26,7 @@ from app.jobs import queue
 from app.jobs.executor import _run_in_app
 from app.jobs.failures import describe_failure, log_failure
 from app.jobs.pools import dask_address, get_executor
-from app.jobs.recovery import owner_id, reconcile_stale_jobs
+from app.jobs.recovery import housekeep, owner_id
 from app.models import Job
 from app.models.base import utcnow
 
@@ -119,7 +119,7 @@ class Worker:
                         self._heartbeat(self.running)
                     if time.monotonic() - last_reconcile >= self.settings["JOBS_RECONCILE_SECONDS"]:
                         last_reconcile = time.monotonic()
-                        reconcile_stale_jobs()
+                        housekeep()
                 except SQLAlchemyError as exc:  # the database away for a moment: next beat
                     db.session.rollback()
                     log.warning("jobs worker heartbeat: %s", describe_failure(exc))
