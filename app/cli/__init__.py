@@ -7,6 +7,7 @@ from app.cli import custody as _custody  # noqa: F401  (adds `projects close|clo
 from app.cli import release as _release  # noqa: F401  (adds `analytics release-risk`)
 from app.cli import trajectory as _trajectory  # noqa: F401  (adds `analytics rl`)
 from app.cli import triage as _triage  # noqa: F401  (adds `projects triage|reblock|rounds`)
+from app.cli.advice import advice
 from app.cli.analytics import analytics
 from app.cli.data import demo_command, generate_data_command
 from app.cli.jobs import jobs
@@ -23,3 +24,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(generate_data_command)
     app.cli.add_command(scoring)
     app.cli.add_command(jobs)
+    app.cli.add_command(advice)
