@@ -46,7 +46,8 @@ def load_user_from_token(req) -> User | None:
     header = req.headers.get("Authorization", "")
     if not header.startswith("Bearer "):
         return None
-    return cached_user_for_token(header.removeprefix("Bearer ").strip())
+    fresh = req.method not in ("GET", "HEAD", "OPTIONS")  # a write sees account changes at once
+    return cached_user_for_token(header.removeprefix("Bearer ").strip(), fresh=fresh)
 
 
 @bp.before_app_request

@@ -79,10 +79,13 @@ def issue_token(
 
 
 def user_for_token(plain: str) -> User | None:
-    token = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(plain)))
-    if token is None or not token.user.active:
-        return None
-    return token.user
+    """The active user holding the API token ``plain`` (one query: token and user joined)."""
+    query = (
+        select(User)
+        .join(ApiToken, ApiToken.user_id == User.id)
+        .where(ApiToken.token_hash == hash_token(plain), User.active.is_(True))
+    )
+    return db.session.scalar(query)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,14 @@ object alone. What a detached user cannot do is load a relationship (``user.toke
 join a session that has loaded the same user itself: code that needs either queries the user
 by ``current_user.id``.
 
-A token is only ever looked up by its SHA-256 digest; unknown tokens are never cached. An
-account change made through :mod:`app.auth.accounts` (deactivation, role, revoked token)
-empties the account's entries in the process that made it (:func:`forget_user`), so it
-applies at once there; another process sees it within ``TOKEN_CACHE_SECONDS`` (default 10;
-0 turns the cache off), as does a change written to the database behind the app's back.
+A token is only ever looked up by its SHA-256 digest; unknown tokens are never cached. A
+request that may write (any method but GET, HEAD and OPTIONS: a reveal, an answer, every
+change) reads its token and user afresh (``fresh``) and refreshes the entry: a deactivation,
+a revoked token or a new role, committed in any process or behind the app's back, stops the
+next reveal or write everywhere, not only in the process that made it. Reads may see the
+old account for up to ``TOKEN_CACHE_SECONDS`` (default 10; 0 turns the cache off) in other
+processes; in the process that made the change, an account change made through
+:mod:`app.auth.accounts` empties the account's entries at once (:func:`forget_user`).
 """
 
 from __future__ import annotations
@@ -32,21 +35,24 @@ MAX_CACHED = 4096
 _COLUMNS = inspect(User).column_attrs  # what a cached user keeps
 
 
-def cached_user_for_token(plain: str) -> User | None:
-    """The active user ``plain`` belongs to, from the cache or :func:`user_for_token`."""
+def cached_user_for_token(plain: str, *, fresh: bool = False) -> User | None:
+    """The active user ``plain`` belongs to, from the cache or the database (always the
+    database when ``fresh``: a request that may write)."""
     ttl = current_app.config.get("TOKEN_CACHE_SECONDS", 10)
     if ttl <= 0:
         return user_for_token(plain)
     cache = current_app.extensions.setdefault("mindfirl_tokens", {})
     digest, now = hash_token(plain), time.monotonic()
-    hit = cache.get(digest)
+    hit = None if fresh else cache.get(digest)
     if hit is not None and hit[0] > now:
         return _detached(hit[1])
     user = user_for_token(plain)
-    if user is not None:
-        if len(cache) >= MAX_CACHED:
-            cache.clear()
-        cache[digest] = (now + ttl, {a.key: getattr(user, a.key) for a in _COLUMNS})
+    if user is None:
+        cache.pop(digest, None)  # revoked or deactivated: reads in this process stop too
+        return None
+    if len(cache) >= MAX_CACHED:
+        cache.clear()
+    cache[digest] = (now + ttl, {a.key: getattr(user, a.key) for a in _COLUMNS})
     return user
 
 

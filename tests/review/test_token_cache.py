@@ -38,7 +38,7 @@ def test_a_known_token_is_not_looked_up_again_until_it_expires(app, client, monk
     worker = make_worker(app, client)
     clock = [1000.0]
     monkeypatch.setattr(token_cache.time, "monotonic", lambda: clock[0])
-    assert selects(app, lambda: me(client, worker)) == 2  # the token, then its user
+    assert selects(app, lambda: me(client, worker)) == 1  # the token and its user, joined
     assert selects(app, lambda: me(client, worker)) == 0
     assert me(client, worker).get_json() == {"username": "wes", "role": "worker"}
 
