@@ -154,9 +154,17 @@ def test_a_hundred_thousand_nested_brackets_are_a_400_in_the_api(client, token, 
     ("body", "expected"),
     [
         (",".join(f"c{i}" for i in range(200)) + "\n1\n", "line 1: 200 fields"),
-        (f"record_id,cluster_id\n1,{MARK * 4000}\n", "line 2: the values of this record"),
+        (f"record_id,cluster_id\n1,{MARK * 400}\n", "line 2: field 2: value longer than"),
+        (
+            "record_id,cluster_id,"
+            + ",".join(f"c{i}" for i in range(10))
+            + "\n1,"
+            + ",".join([MARK * 304] * 11)
+            + "\n",
+            "line 2: the values of this record",
+        ),
     ],
-    ids=["columns", "record chars"],
+    ids=["columns", "value chars", "record chars"],
 )
 def test_a_truth_file_is_bounded_as_the_imports_are(app, people, body, expected):
     from app.analytics.utility import TruthError, truth_from_file

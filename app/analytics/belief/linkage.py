@@ -90,10 +90,11 @@ def from_json(body) -> list[RecordOutput]:
     return out
 
 
-def from_csv(text: str, row_problem=None) -> list[RecordOutput]:
+def from_csv(text: str, row_problem=None, id_problem=None) -> list[RecordOutput]:
     """Per-record outputs from ``record,candidates,mass,truth`` rows (``|`` separates labels).
 
-    ``row_problem(fields)`` bounds the header and each row (:meth:`app.limits.Limits.row_problem`).
+    ``row_problem(fields)`` bounds the header and each row (:meth:`app.limits.Limits.row_problem`),
+    ``id_problem(text)`` each record and label (an id: ``MAX_RECORD_ID_CHARS``).
     A message names the line and the column, never a record id, label or mass.
     """
     reader = csv.reader(io.StringIO(text))
@@ -123,6 +124,10 @@ def from_csv(text: str, row_problem=None) -> list[RecordOutput]:
         labels = [x for x in row["candidates"].split("|") if x]
         if not record or not labels:
             raise BeliefRequestError(f"CSV line {line}: record and candidates are required")
+        for column, ids in (("record", [record]), ("candidates", labels)):
+            problem = next(filter(None, map(id_problem, ids)), None) if id_problem else None
+            if problem is not None:
+                raise BeliefRequestError(f"CSV line {line}, {column}: {problem}")
         first.setdefault(record, line)
         given = [x for x in row["truth"].split("|") if x]
         if given and truth.setdefault(record, given) != given:
@@ -263,7 +268,7 @@ def audit_upload(text: str, filename: str = "") -> dict:
         outputs = from_json(body)
     else:
         limits = Limits.of(current_app.config) if has_app_context() else Limits()
-        outputs = from_csv(text, limits.row_problem)
+        outputs = from_csv(text, limits.row_problem, lambda text: limits.past("id", len(text)))
     try:
         return linkage_json(audit_linkage(outputs))
     except ValueError:  # its message may name a record: say which rule, not which record

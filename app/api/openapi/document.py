@@ -27,6 +27,8 @@ import fastjsonschema
 import jsonschema
 from flask import Flask, abort, current_app, jsonify, request
 
+from app.limits import BOUND_NAMES, refusal
+
 Schema = Mapping[str, Any] | Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 ERROR = {
@@ -173,6 +175,9 @@ def describe(error: jsonschema.ValidationError) -> str:
         f"[{part}]" if isinstance(part, int) else f".{part}"[:101] for part in error.absolute_path
     )
     rule, limit = error.validator, error.validator_value
+    bound = error.schema.get("x-bound") if isinstance(error.schema, Mapping) else None
+    if rule == "maxLength" and bound in BOUND_NAMES:  # a bound of config.py: its own words
+        return f"{where}: {refusal(bound, limit)}"
     reasons = {
         "type": f"must be of type {limit}",
         "maxLength": f"longer than {limit:,} characters" if isinstance(limit, int) else "",

@@ -35,7 +35,7 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
     """
     value = {
         "anyOf": [
-            {"type": "string", "maxLength": config["MAX_VALUE_CHARS"]},
+            {"type": "string", "maxLength": config["MAX_VALUE_CHARS"], "x-bound": "value"},
             {"type": "number"},
             {"type": "boolean"},
             {"type": "null"},
@@ -46,7 +46,12 @@ def project_spec(config: Mapping[str, Any]) -> dict[str, Any]:
         "properties": {
             "id": {
                 "anyOf": [
-                    {"type": "string", "minLength": 1, "maxLength": config["MAX_RECORD_ID_CHARS"]},
+                    {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": config["MAX_RECORD_ID_CHARS"],
+                        "x-bound": "id",
+                    },  # fmt: skip
                     INT64,
                 ]
             }
@@ -132,7 +137,12 @@ def pairs(config: Mapping[str, Any]) -> dict[str, Any]:
     One schema for both shapes (array keywords bind arrays, object keywords objects), so a
     bad item's error names its own field instead of an ``anyOf`` of the two shapes.
     """
-    record_ref = {"anyOf": [{"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"]}, INT64]}
+    record_ref = {
+        "anyOf": [
+            {"type": "string", "maxLength": config["MAX_RECORD_ID_CHARS"], "x-bound": "id"},
+            INT64,
+        ]
+    }
     item = {
         "type": ["array", "object"],
         "minItems": 2,

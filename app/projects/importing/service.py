@@ -228,16 +228,11 @@ def finish_import(project: Project) -> None:
     db.session.flush()
 
 
-def _max_value_chars() -> int | None:
-    return current_app.config.get("MAX_VALUE_CHARS")
-
-
 def _batches(label: str, path, mapping: ColumnMapping, policy: str, names=None):
     """The file's clean batches, read once; after them :class:`CsvImportError` (its problems
     prefixed with ``label``) if any row is bad. ``names``: a headerless file's columns."""
     batches = stream_batches(
-        path, mapping, on_duplicate_id=policy, max_value_chars=_max_value_chars(), names=names,
-        limits=Limits.of(current_app.config),
+        path, mapping, on_duplicate_id=policy, names=names, limits=Limits.of(current_app.config),
     )  # fmt: skip
     while True:
         batch = labelled(label, next, batches, None)

@@ -24,8 +24,6 @@ __all__ = ["LISTED", "Prepared", "RecordProblems", "prepare_records", "read_freq
 
 #: Problems (and values kept as missing) listed; all are counted.
 LISTED = 50
-#: Longest record id (``records.external_id`` is VARCHAR(100)); checked before any insert.
-MAX_ID_LENGTH = 100
 
 
 @dataclass
@@ -67,7 +65,9 @@ def prepare_records(
     limits: Limits | None = None,
 ) -> None:
     """Normalise and check one source's records into ``prepared.rows[label]``; ``limits``
-    bounds the values of a record together (``MAX_RECORD_CHARS``, :mod:`app.limits`)."""
+    (:mod:`app.limits`, its defaults when None) bounds each record's id, each of its values
+    and all of them together."""
+    limits = limits or Limits()
     if not isinstance(rows, list) or not rows:
         problems.add(f"source {label}: 'records' must be a non-empty list")
         return
@@ -84,17 +84,17 @@ def prepare_records(
             continue
         else:
             rid = str(row["id"]).strip()
-            if len(rid) > MAX_ID_LENGTH:
-                problems.add(f"{where}: id longer than {MAX_ID_LENGTH} characters")
-                continue
-            if rid in seen:
-                problems.add(f"{where}: duplicate id")
-                continue
-        seen.add(rid)
-        too_large = limits and limits.record_problem(row.get(a.name) for a in attributes)
-        if too_large:
-            problems.add(f"{where}: {too_large}")
+        past = limits.record_problems(
+            {a.name: row.get(a.name) for a in attributes}, None if generated else {"id": rid}
+        )
+        for column, message in past:
+            problems.add(f"{where}{f', {column}' if column else ''}: {message}")
+        if past:
             continue
+        if not generated and rid in seen:
+            problems.add(f"{where}: duplicate id")
+            continue
+        seen.add(rid)
         identifying, sensitive = {}, {}
         for a in attributes:
             if not a.identifying:

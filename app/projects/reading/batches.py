@@ -22,10 +22,8 @@ from app.core.disclosure import MISSING_TOKENS, AttributeType, normalize, normal
 from app.limits import Limits
 from app.projects.reading.csvio import ImportProblem
 
-__all__ = ["MAX_ID_LENGTH", "Batch", "scan_batches"]
+__all__ = ["Batch", "scan_batches"]
 
-#: Longest unique id (the ``records.external_id`` column).
-MAX_ID_LENGTH = 100
 #: Distinct raw values remembered per column (bounds the memo of a column of unique values).
 _MEMO_SIZE = 1 << 17
 #: Marks a value not normalised yet (``None`` is a normalised value).
@@ -136,15 +134,6 @@ class _Memo:
         return out
 
 
-def _too_long(values, lines, name, limit, problems) -> None:
-    if limit is None or not values or max(map(len, values)) <= limit:
-        return
-    for value, line in zip(values, lines, strict=True):
-        if len(value) > limit:
-            message = f"value longer than the limit of {limit:,} characters"
-            problems.append((line, False, ImportProblem(line, name, message)))
-
-
 def scan_batches(
     rows: Iterator[tuple[int, list[str]]],
     mapping: Any,
@@ -153,7 +142,6 @@ def scan_batches(
     *,
     on_duplicate_id: str,
     batch_size: int,
-    max_value_chars: int | None,
     values: bool = True,
     named: bool = False,
     limits: Limits | None = None,
@@ -166,8 +154,10 @@ def scan_batches(
 
     ``mapping`` is a :class:`~app.projects.reading.mapping.ColumnMapping`; ``at`` maps each
     mapped column to its field index.
-    ``limits`` (:class:`app.limits.Limits`) bounds a record's mapped values together.
+    ``limits`` (:class:`app.limits.Limits`, its defaults when None) bounds each record's id,
+    each of its mapped values and all of them together.
     """
+    limits = limits or Limits()
     seen: dict[tuple[str | None, str], int] = {}
     keep = mapping.invalid_dates == "missing"
     memos = {
@@ -175,19 +165,14 @@ def scan_batches(
         for name, kind in mapping.identifying.items()
     }
     raw: list[tuple[int, list[str]]] = []
+    state = (mapping, at, width, seen, memos, on_duplicate_id, values, named, limits)
     for item in rows:
         raw.append(item)
         if len(raw) >= batch_size:
-            yield _batch(
-                raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values,
-                named, limits,
-            )  # fmt: skip
+            yield _batch(raw, *state)
             raw = []
     if raw:
-        yield _batch(
-            raw, mapping, at, width, seen, memos, on_duplicate_id, max_value_chars, values,
-            named, limits,
-        )  # fmt: skip
+        yield _batch(raw, *state)
 
 
 def _generated(line: int) -> str:
@@ -198,22 +183,23 @@ def _field(fields: list[str], at: int, n: int) -> str:
     return fields[at].strip() if at < n else ""
 
 
-def _too_large(whole, lines, at, mapping, limits: Limits | None, problems) -> None:
-    """A problem for each record whose mapped values together pass ``MAX_RECORD_CHARS``."""
-    if limits is None:
-        return
-    mapped = [at[name] for name in (*mapping.identifying, *mapping.sensitive)]
-    most = limits.record_chars
-    for fields, line in zip(whole, lines, strict=True):
-        if sum(map(len, fields)) > most:  # the whole row first: one C loop, rarely true
-            message = limits.record_problem(fields[i] for i in mapped)
-            if message is not None:
-                problems.append((line, False, ImportProblem(line, None, message)))
+def _past_bounds(whole, lines, ids, at, mapping, limits: Limits, problems) -> None:
+    """A problem for each bound a row passes, as :meth:`~app.limits.Limits.record_problems`
+    says: only the rows that may pass one are asked (all their fields together longer than
+    :meth:`~app.limits.Limits.screen`, or a long id: one C loop per row, rarely true)."""
+    mapped = [(name, at[name]) for name in (*mapping.identifying, *mapping.sensitive)]
+    screen, most_id, id_col = limits.screen(), limits.id_chars, mapping.id_column
+    for fields, line, record_id in zip(whole, lines, ids, strict=True):
+        long_id = id_col is not None and len(record_id) > most_id
+        if not long_id and sum(map(len, fields)) <= screen:
+            continue
+        values = {name: fields[i] for name, i in mapped}
+        given = {id_col: record_id} if id_col is not None else None
+        for column, message in limits.record_problems(values, given):
+            problems.append((line, False, ImportProblem(line, column, message)))
 
 
-def _batch(
-    raw, mapping, at, width, seen, memos, on_duplicate_id, limit, values, named, limits=None
-) -> Batch:
+def _batch(raw, mapping, at, width, seen, memos, on_duplicate_id, values, named, limits) -> Batch:
     id_col, src_col = mapping.id_column, mapping.source_column
     id_at = at[id_col] if id_col is not None else None
     src_at = at[src_col] if src_col is not None else None
@@ -241,9 +227,6 @@ def _batch(
             problems.append((line, False, ImportProblem(line, None, message)))
         if not record_id:
             problems.append((line, False, ImportProblem(line, id_col, "empty id")))
-        elif len(record_id) > MAX_ID_LENGTH:
-            message = f"id longer than {MAX_ID_LENGTH} characters"
-            problems.append((line, False, ImportProblem(line, id_col, message)))
         if duplicate:
             message = f"duplicate id (first seen on line {first})"
             problems.append((line, False, ImportProblem(line, id_col, message)))
@@ -256,18 +239,16 @@ def _batch(
             lines.append(line)
             ids.append(record_id)
             sources.append(source)
-    _too_large(whole, lines, at, mapping, limits, problems)
+    _past_bounds(whole, lines, ids, at, mapping, limits, problems)
     columns = {}
     for name in mapping.identifying:
         i = at[name]
         raw_values = [f[i] for f in whole]
-        _too_long(raw_values, lines, name, limit, problems)
         columns[name] = memos[name].column(raw_values, lines, name, problems, missing)
     sensitive = {}
     for name in mapping.sensitive:
         i = at[name]
-        sensitive[name] = kept = [f[i].strip() for f in whole]
-        _too_long(kept, lines, name, limit, problems)
+        sensitive[name] = [f[i].strip() for f in whole]
     problems.sort(key=lambda p: p[0])  # stable: row checks first, then columns in order
     bad.update(line for line, dropped, _ in problems if not dropped)
     missing.sort(key=lambda p: p.line or 0)  # stable: in line order, columns in order

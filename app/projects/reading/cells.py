@@ -3,7 +3,9 @@
 Each attribute is normalised by its :class:`~app.core.disclosure.AttributeType`; a date
 column may have a layout of its own (:mod:`app.core.disclosure.dates`), and with
 ``invalid_dates="missing"`` a date that cannot be read is stored as missing and listed
-apart (``missing``) instead of being a problem. Messages name the column, never the value.
+apart (``missing``) instead of being a problem. Each row is first checked against the bounds
+of :class:`~app.limits.Limits` (its ids, each value, all of them together). Messages name the
+column, never the value.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ class CellReader:
         limits: Limits | None = None,
     ) -> None:
         self.kinds = dict(kinds)
-        self.limits = limits
+        self.limits = limits or Limits()
+        #: The id columns of the last row read that are past their bound.
+        self.long_ids: set[str] = set()
         self.formats = {
             name: layout
             for name, layout in (formats or {}).items()
@@ -41,14 +45,24 @@ class CellReader:
         layout = self.formats.get(name)
         return normalize_date(raw, layout) if layout else normalize(self.kinds[name], raw)
 
-    def read(self, line: int, row: Mapping[str, str], problems) -> dict[str, str | None] | None:
+    def read(
+        self,
+        line: int,
+        row: Mapping[str, str],
+        problems,
+        ids: Mapping[str, str] | None = None,
+        room: Mapping[str, int] | None = None,
+    ) -> dict[str, str | None] | None:
         """The normalised values of ``row``; ``None`` (and a problem each) if one is bad, or
-        if they are longer together than ``limits`` allow (``MAX_RECORD_CHARS``)."""
+        if the row passes a bound (:meth:`~app.limits.Limits.record_problems` of its values
+        and of its ``ids``, ``room``: the characters an id takes more when stored). The id
+        columns past their bound are :attr:`long_ids` until the next row."""
         values: dict[str, str | None] = {}
-        too_large = self.limits and self.limits.record_problem(row[n] for n in self.kinds)
-        if too_large:
-            problems.add(line, None, too_large)
-        bad = bool(too_large)
+        found = self.limits.record_problems({n: row[n] for n in self.kinds}, ids, room=room)
+        self.long_ids = {column for column, _ in found if ids and column in ids}
+        for column, message in found:
+            problems.add(line, column, message)
+        bad = bool(found)
         for name, kind in self.kinds.items():
             try:
                 values[name] = self.value(name, row[name])

@@ -25,6 +25,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from app.limits import refusal
+
 __all__ = [
     "COLUMNS",
     "PredictionsError",
@@ -212,10 +214,7 @@ def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     for name, column in text.items():
         empty = pc.or_(pc.is_null(column), pc.equal(pc.utf8_length(trimmed[name]), 0))
         _flag(problems, empty, name, "empty")
-        if name in ID_COLUMNS:
-            _flag(
-                problems, pc.greater(pc.utf8_length(column), max_id), name, f"longer than {max_id}"
-            )
+        _flag(problems, pc.greater(pc.utf8_length(column), max_id), name, refusal("id", max_id))
     scores = {name: _numbers(table, name, problems) for name in SCORE_COLUMNS if name in names}
     probability, weight = scores.get("match_probability"), scores.get("match_weight")
     if probability is not None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.limits import Limits
-from app.projects.reading.batches import MAX_ID_LENGTH, Batch, scan_batches
+from app.projects.reading.batches import Batch, scan_batches
 from app.projects.reading.csvio import (
     CsvImportError,
     ImportProblem,
@@ -37,7 +37,6 @@ from app.projects.reading.csvio import (
 from app.projects.reading.mapping import ColumnMapping
 
 __all__ = [
-    "MAX_ID_LENGTH",
     "Batch",
     "DuplicatePolicy",
     "Record",
@@ -102,7 +101,6 @@ def _batches(
     mapping: ColumnMapping,
     on_duplicate_id: DuplicatePolicy,
     batch_size: int = BATCH_SIZE,
-    max_value_chars: int | None = None,
     values: bool = True,
     names: Sequence[str] | None = None,
     limits: Limits | None = None,
@@ -118,8 +116,8 @@ def _batches(
     any_rows = False
     for batch in scan_batches(
         stream.rows, mapping, at, len(header),
-        on_duplicate_id=on_duplicate_id, batch_size=batch_size, max_value_chars=max_value_chars,
-        values=values, named=names is not None, limits=limits,
+        on_duplicate_id=on_duplicate_id, batch_size=batch_size, values=values,
+        named=names is not None, limits=limits,
     ):  # fmt: skip
         any_rows = True
         yield batch
@@ -135,8 +133,8 @@ def validate_file(
     on_duplicate_id: DuplicatePolicy = "error",
     max_errors: int = 100,
     delimiter: str | None = None,
-    max_value_chars: int | None = None,
     names: Sequence[str] | None = None,
+    limits: Limits | None = None,
 ) -> ValidationReport:
     """Check every row of ``source``; raise :class:`CsvImportError` listing the problems.
 
@@ -150,9 +148,8 @@ def validate_file(
     count = total = 0
     with open_rows(source, delimiter=delimiter) as stream:
         batches = _batches(
-            stream, mapping, on_duplicate_id, max_value_chars=max_value_chars, values=False,
-            names=names,
-        )  # fmt: skip
+            stream, mapping, on_duplicate_id, values=False, names=names, limits=limits
+        )
         for batch in batches:
             count += len(batch)
             missing += batch.missing
@@ -175,7 +172,6 @@ def stream_batches(
     on_duplicate_id: DuplicatePolicy = "error",
     max_errors: int = 100,
     batch_size: int = BATCH_SIZE,
-    max_value_chars: int | None = None,
     names: Sequence[str] | None = None,
     limits: Limits | None = None,
 ) -> Iterator[Batch]:
@@ -184,15 +180,15 @@ def stream_batches(
     From the first problem on nothing more is yielded, but the file is read to its end to
     list the first ``max_errors`` problems and count them all, then :class:`CsvImportError`
     is raised. A caller that writes each batch inside one transaction rolls it back on that
-    error and nothing is kept. ``limits`` bounds a record's size (``MAX_RECORD_CHARS``).
+    error and nothing is kept. ``limits`` (:class:`~app.limits.Limits`; its defaults when None)
+    bounds each record's id and values.
     """
     errors: list[ImportProblem] = []
     total = 0
     with open_rows(source) as stream:
         batches = _batches(
-            stream, mapping, on_duplicate_id, batch_size, max_value_chars, values=True,
-            names=names, limits=limits,
-        )  # fmt: skip
+            stream, mapping, on_duplicate_id, batch_size, values=True, names=names, limits=limits
+        )
         for batch in batches:
             found = batch.errors
             total += len(found)

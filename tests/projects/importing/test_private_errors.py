@@ -45,7 +45,10 @@ def test_a_long_record_id_through_the_api_is_refused_by_row_and_column(app, mana
     assert response.status_code == 400
     # The schema check refuses it before the import service sees it: the path names the
     # record and the field, never the value.
-    assert response.get_json()["message"] == "body.records[0].id: longer than 100 characters"
+    assert response.get_json()["message"] == (
+        "body.records[0].id: longer than 100 characters, the longest id kept whole "
+        "(MAX_RECORD_ID_CHARS)"
+    )
     assert SECRET not in response.get_data(as_text=True)
     _clean(caplog)
 
@@ -112,8 +115,9 @@ def test_csv_path_names_rows_and_columns_and_its_job_error_no_value(
     response = upload(manager, "dedupe", A=leaky_csv)
     map_url = response.headers["Location"]
     page = manager.post(map_url, data=mapping_form()).get_data(as_text=True)
-    assert "line 2" in page and "id longer than 100 characters" in page
+    assert "line 2, column &#39;ID&#39;: longer than 100 characters" in page
     assert "line 4" in page and "value longer than the limit of 1,000 characters" in page
+    assert "Upload the files again" in page  # a file past a bound is deleted at once
     # (the page previews the manager's own file, values included; the problems quote none)
     # Through a job: the job's error names places only; the mapping page lists the problems.
     app.config["IMPORT_JOB_THRESHOLD"] = 1
@@ -122,8 +126,9 @@ def test_csv_path_names_rows_and_columns_and_its_job_error_no_value(
     assert started.status_code == 302 and "/projects/jobs/" in started.headers["Location"]
     shown = manager.get(started.headers["Location"], follow_redirects=True)
     text = shown.get_data(as_text=True)
-    assert "line 3, column &#39;dob&#39;" in text and "Nothing was imported" in text
-    problems = text.split('class="problems">')[1].split("</ul>")[0]
+    # past a bound: the upload is deleted, the job's page says where (never what)
+    assert "line 3, column &#39;dob&#39;" in text and "nothing was kept" in text
+    problems = text.split('role="alert">')[1].split("</p>")[0]
     assert all(value not in problems for value in (SECRET, "Secretname", "31/31"))
     with app.app_context():
         job = db.session.scalars(select(Job)).one()

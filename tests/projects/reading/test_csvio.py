@@ -251,7 +251,7 @@ def test_source_column_makes_ids_unique_per_source():
 
 def test_over_long_id_is_rejected():
     data = ("ID,first_name,last_name,dob,notes\n" + "9" * 101 + ",a,b,,\n").encode()
-    with pytest.raises(CsvImportError, match="id longer than 100 characters"):
+    with pytest.raises(CsvImportError, match="column 'ID': longer than 100 characters"):
         validate_file(data, MAPPING)
 
 

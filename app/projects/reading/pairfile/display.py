@@ -29,12 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.disclosure import AttributeType, name_columns, normalize
-from app.projects.reading.pairfile.internal import (
-    COUNT_MESSAGE,
-    MAX_ID_CHARS,
-    id_too_long,
-    is_count,
-)
+from app.projects.reading.pairfile.internal import COUNT_MESSAGE, SIDE_ROOM, is_count
 
 __all__ = ["DISPLAY_STRUCTURE", "DisplayRows", "is_display_header", "read_display_rows"]
 
@@ -74,12 +69,12 @@ def read_display_rows(
             problems.add(line, "PairID", "empty PairID")
             continue
         # a record without an ID is named <PairID>-A or -B
-        too_long = id_too_long(line, "PairID", pair_id, problems, MAX_ID_CHARS - 2)
-        if id_too_long(line, "ID", row.get("ID", ""), problems) or too_long:
+        ids = {"PairID": pair_id, "ID": row.get("ID", "")}
+        values = cells.read(line, row, problems, ids, {"PairID": SIDE_ROOM})
+        if cells.long_ids:
             continue
         if pair_truth is not None and row.get(pair_truth, "") not in _TRUTH:
             problems.add(line, pair_truth, "the ground truth of a pair is 1 (same) or 0")
-        values = cells.read(line, row, problems)
         _count(line, row, frequency_of, counts, problems)
         groups.setdefault(pair_id, []).append((line, values, row.get("ID", "")))
     found = DisplayRows({}, {}, [], counts)

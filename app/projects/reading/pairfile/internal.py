@@ -34,27 +34,17 @@ __all__ = [
     "COUNT_MESSAGE",
     "INTERNAL_STRUCTURE",
     "MAX_COUNT",
-    "MAX_ID_CHARS",
     "count_names",
-    "id_too_long",
     "is_count",
     "is_internal_header",
     "read_internal_rows",
 ]
 
-#: Longest pair, block or record id (``pairs.external_id``, ``pairs.block`` and
-#: ``records.external_id`` are VARCHAR(100)). A longer one is refused, never cut: two ids
+#: A pair, block or record id longer than ``MAX_RECORD_ID_CHARS`` (``pairs.external_id``,
+#: ``pairs.block`` and ``records.external_id`` are VARCHAR(100)) is refused, never cut: two ids
 #: cut to the same 100 characters would be one. A record id made from a pair id
-#: (``<PairID>-A``) takes two more characters.
-MAX_ID_CHARS = 100
-
-
-def id_too_long(line: int, column: str, value: str, problems, most: int = MAX_ID_CHARS) -> bool:
-    """Add a problem (naming the column, never the id) if ``value`` is longer than ``most``."""
-    if len(value) <= most:
-        return False
-    problems.add(line, column, f"longer than {most} characters (the longest id kept whole)")
-    return True
+#: (``<PairID>-A``) takes two more characters (:data:`SIDE_ROOM`).
+SIDE_ROOM = 2
 
 
 #: Columns of the internal format that are not record attributes.
@@ -98,11 +88,11 @@ def read_internal_rows(header_line: int | None, names: list[str], rows, cells, p
         if not row["ID"]:
             problems.add(line, "ID", "empty pair ID")
             continue
-        if id_too_long(line, "ID", row["ID"], problems, MAX_ID_CHARS - 2):
+        values = cells.read(line, row, problems, {"ID": row["ID"]}, {"ID": SIDE_ROOM})
+        if cells.long_ids:
             continue
         if row["same"] not in ("", "0", "1"):
             problems.add(line, "same", "must be 0, 1 or empty")
-        values = cells.read(line, row, problems)
         count_names(line, row, _COUNTS, counts, problems)
         groups.setdefault(row["ID"], []).append((line, values))
     records: dict[str, dict[str, dict[str, str | None]]] = {"A": {}, "B": {}}

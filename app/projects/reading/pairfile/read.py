@@ -36,7 +36,6 @@ from app.projects.reading.pairfile.display import (
 from app.projects.reading.pairfile.internal import (
     COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
-    id_too_long,
     is_count,
     is_internal_header,
     read_internal_rows,
@@ -54,6 +53,7 @@ __all__ = [
 ]
 
 STRUCTURE = ("PairID", "GroupID", "DB", "ID")
+_IDS = ("PairID", "GroupID", "ID")  # bounded as ids (MAX_RECORD_ID_CHARS)
 #: Columns of any pair-file format that are not record attributes.
 NOT_ATTRIBUTES = frozenset(STRUCTURE) | frozenset(INTERNAL_STRUCTURE) | frozenset(DISPLAY_STRUCTURE)
 
@@ -123,8 +123,8 @@ def read_pairfile(
     ``names`` are the column names of a file without a header row (MINDFIRL's display files;
     :mod:`app.projects.reading.pairfile.display`); ``formats`` and ``invalid_dates`` read
     dates as :class:`~app.projects.reading.cells.CellReader` does; ``pair_truth`` names a
-    display file's per-pair ground-truth column. ``limits`` bounds a record's values
-    together (``MAX_RECORD_CHARS``, :mod:`app.limits`).
+    display file's per-pair ground-truth column. ``limits`` (:mod:`app.limits`; its defaults
+    when None) bounds every row's ids, each of its values and all of them together.
     """
     problems = ProblemList(max_errors)
     with open_rows(source) as stream:
@@ -162,12 +162,12 @@ def read_pairfile(
             for column in STRUCTURE:
                 if not row[column]:
                     problems.add(line, column, f"empty {column}")
-                elif id_too_long(line, column, row[column], problems):
-                    row[column] = ""  # refused, and not paired with any other row
+            values = cells.read(line, row, problems, {c: row[c] for c in _IDS})
+            for column in cells.long_ids:
+                row[column] = ""  # refused, and not paired with any other row
             pair_id, block, db, record_id = (row[c] for c in STRUCTURE)
             if db.upper() not in ("A", "B") and db:
                 problems.add(line, "DB", "DB must be A or B")
-            values = cells.read(line, row, problems)
             if not all((pair_id, block, record_id)) or db.upper() not in ("A", "B"):
                 continue
             db = db.upper()
