@@ -130,8 +130,8 @@ def confirmed_export_view(project_id: int):
     """``{"reason": "..."}``: record who takes it and why, then serve it (403 if refused)."""
     project = changeable_project(project_id)
     gate = release_gate(project)
-    if gate.open:
-        return export_download(project, "linked")
+    if gate.open:  # just checked: not measured again
+        return export_download(project, "linked", confirmed=True)
     if gate.refused:
         abort(403, "refused: the linked export is above this project's release thresholds")
     try:

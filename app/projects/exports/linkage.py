@@ -11,10 +11,11 @@ Source names are the linker's as imported (``Source.dataset``), else the labels 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+import numpy as np
 from sqlalchemy import select
 
 from app import csvsafe
@@ -30,7 +31,9 @@ __all__ = [
     "LINKAGE_COLUMNS",
     "ReviewedPair",
     "final_clusters",
+    "driver_rows",
     "final_pairs",
+    "linkage_text",
     "people",
     "reviewed_pairs",
     "settled_pairs",
@@ -104,10 +107,29 @@ def final_pairs(project: Project) -> Iterator[tuple]:
             Pair.match_probability, Pair.match_weight, Pair.rule,
         ).where(finals.decision.is_not(None))
     )  # fmt: skip
-    for *decided, sl, il, sr, ir in db.session.execute(
-        query.execution_options(yield_per=STREAM_ROWS)
-    ):
-        yield (sl, il, sr, ir, *decided)
+    for part in driver_rows(query, STREAM_ROWS):
+        for *decided, sl, il, sr, ir in part:
+            yield (sl, il, sr, ir, *decided)
+
+
+def driver_rows(query, size: int) -> Iterator[list[tuple]]:
+    """The rows of a Core ``query`` as tuples, ``size`` at a time, with no ORM result.
+
+    On SQLite, straight from the driver's cursor (it steps through the result as it is
+    read; SQLAlchemy's rows took as long as the query itself on an export of FEBRL4's
+    160,856 pairs); on PostgreSQL from a server-side cursor (``yield_per``), whose rows
+    SQLAlchemy buffers, so they are read through it."""
+    connection = db.session.connection()
+    if connection.dialect.name == "sqlite":
+        result = connection.execute(query)
+        parts = iter(lambda: result.cursor.fetchmany(size), [])
+    else:
+        result = connection.execute(query.execution_options(yield_per=size))
+        parts = ([tuple(row) for row in part] for part in result.partitions())
+    try:
+        yield from parts
+    finally:  # a stream stopped early closes its cursor now, not at collection
+        result.close()
 
 
 def write_linkage(out: TextIO, rows: Iterable[tuple], header: bool = True) -> int:
@@ -127,6 +149,36 @@ def _cell(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def linkage_text(rows: Sequence[tuple], header: bool = True) -> str:
+    """The text :func:`write_linkage` writes, column by column for the streamed export: the
+    writer checks each distinct value of a column once (source names, decisions, rules and
+    ids repeat: FEBRL4's 160,856 pairs have 10,000 ids) and a column of finite floats is
+    written by ``repr`` (what the writer writes for a float), so no Python code runs per
+    cell (FEBRL4's linkage: 1.8 s of per-cell work down to a few tenths)."""
+    cell = csvsafe.writer(None).cell  # type: ignore[arg-type]
+    columns = []
+    for values in zip(*rows, strict=True) if rows else ():
+        if _finite_floats(values):
+            columns.append(map(repr, values))
+        else:
+            table = {v: cell(_cell(v)) for v in set(values)}
+            columns.append(map(table.__getitem__, values))
+    lines = [",".join(LINKAGE_COLUMNS)] if header else []
+    lines += map(",".join, zip(*columns, strict=True))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _finite_floats(values: tuple) -> bool:
+    """Whether every value is a finite ``float`` (a column of scores with none missing)."""
+    if not values or type(values[0]) is not float:
+        return False
+    try:
+        array = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.isfinite(array).all()) and all(type(v) is float for v in values)
 
 
 def final_clusters(project: Project, nodes) -> tuple[dict, dict[int, str]]:

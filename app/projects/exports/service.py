@@ -136,7 +136,10 @@ def export_chunks(
     if kind == "labels":
         return streams.label_chunks(project, options.purpose)
     if kind == "linkage":
-        return streams.in_chunks(linkage.write_linkage, linkage.final_pairs(project))
+        return streams.in_chunks(
+            lambda out, part, header: out.write(linkage.linkage_text(part, header)),
+            linkage.final_pairs(project),
+        )
     if kind in ("clusters", "linked"):
         return streams.cluster_chunks(project, kind)
     return [whole_export(project, kind, options.purpose, options.score)]

@@ -134,12 +134,7 @@ def _records_query(project_id: int, *columns):
 
 def _partitions(query, size: int) -> Iterator[list]:
     """The rows of ``query`` in lists of ``size`` (a server-side cursor on PostgreSQL)."""
-    result = db.session.execute(query.execution_options(yield_per=size))
-    try:
-        for part in result.partitions():
-            yield [tuple(row) for row in part]
-    finally:  # a stream stopped early closes its server-side cursor now, not at collection
-        result.close()
+    return linkage.driver_rows(query, size)
 
 
 def _final_components(project_id: int) -> tuple[np.ndarray, np.ndarray]:

@@ -155,13 +155,21 @@ class ReleaseGate:
         return bool(self.exceeded) and self.on_exceed == "refuse"
 
 
-def release_gate(project: Project) -> ReleaseGate:
-    """Measure the linked export under the project's policy (a bad policy closes the gate)."""
+def release_gate(
+    project: Project, measured: tuple[ReleaseRequest, ReleaseRisk] | None = None
+) -> ReleaseGate:
+    """Measure the linked export under the project's policy (a bad policy closes the gate);
+    without a policy nothing is measured. ``measured``: a check already made (the Release
+    risk page's), used when its parameters are the policy's, so the export is read once."""
     policy = policy_of(project)
-    risk = release_risk_of_project(project, policy_request(policy))
-    return ReleaseGate(
-        risk, exceeded_limits(policy, risk), policy.on_exceed if policy else "confirm"
-    )
+    if policy is None:
+        return ReleaseGate(None, [], "confirm")
+    request = policy_request(policy)
+    if measured is not None and measured[0] == request:
+        risk = measured[1]
+    else:
+        risk = release_risk_of_project(project, request)
+    return ReleaseGate(risk, exceeded_limits(policy, risk), policy.on_exceed)
 
 
 def confirm_release(

@@ -41,22 +41,23 @@ def _manager_project(project_id: int):
 def _measured(project_id: int):
     project = _manager_project(project_id)
     try:
-        risk = release_risk_of_project(project, requested_release(project, request.args))
+        asked = requested_release(project, request.args)
+        risk = release_risk_of_project(project, asked)
     except ReleaseRequestError as exc:
-        return project, None, str(exc)
-    return project, risk, None
+        return project, None, str(exc), None
+    return project, risk, None, (asked, risk)
 
 
 @bp.route("/<int:project_id>/release-risk")
 @roles_required("manager")
 def release_risk_page(project_id: int):
-    project, risk, problem = _measured(project_id)
+    project, risk, problem, measured = _measured(project_id)
     columns = [a for a in project.sensitive if not a.truth]
     return render_template(
         "projects/release_risk.html", project=project, risk=risk, problem=problem,
         report=risk.as_dict() if risk else None, risk_picture=risk_chart(risk) if risk else None,
         drivers=driver_rows(risk) if risk else None, defaults=default_columns(project),
-        columns=columns, policy=policy_of(project), gate=release_gate(project),
+        columns=columns, policy=policy_of(project), gate=release_gate(project, measured),
         confirmations=confirmations_of(project), args=request.args,
     ), (400 if problem else 200)  # fmt: skip
 
@@ -65,7 +66,7 @@ def release_risk_page(project_id: int):
 @roles_required("manager")
 def release_risk_download(project_id: int, fmt: str):
     """The report as JSON, its classes as CSV, or the chart's data (``histogram`` CSV)."""
-    project, risk, problem = _measured(project_id)
+    project, risk, problem, _ = _measured(project_id)
     if problem:
         return problem, 400, {"Content-Type": "text/plain; charset=utf-8"}
     name = f"release_risk_{project.id}"
@@ -99,8 +100,8 @@ def release_confirm(project_id: int):
     """Record the manager's reason, then serve the linked export above the thresholds."""
     project = changeable_project(project_id)
     gate = release_gate(project)
-    if gate.open:
-        return export_download(project, "linked")
+    if gate.open:  # just checked: not measured again
+        return export_download(project, "linked", confirmed=True)
     try:
         confirm_release(project, gate, request.form.get("reason", ""), by=current_user)
     except ReleaseRequestError as exc:
