@@ -187,12 +187,20 @@ def rounds_view(project_id: int):
 @bp.post(f"{BASE}/settings")
 @roles_required("manager")
 @documented(
-    "Change a project's settings: show_scores (whether workers see the linker's scores)",
+    "Change a project's settings: show_scores (whether workers see the linker's scores),"
+    " advice_hint and advice_reviewer (the advisor's hint on the worker's page)",
     body=schemas.SETTINGS_BODY,
     ok=schemas.SETTINGS_BODY,
 )
 def settings_view(project_id: int):
     project = changeable_project(project_id)
-    project.show_scores = bool(json_body()["show_scores"])
+    body = json_body()  # checked: at least one of the three, nothing else
+    for name in ("show_scores", "advice_hint", "advice_reviewer"):
+        if name in body:
+            setattr(project, name, body[name])
     db.session.commit()
-    return jsonify(show_scores=project.show_scores)
+    return jsonify(
+        show_scores=project.show_scores,
+        advice_hint=project.advice_hint,
+        advice_reviewer=project.advice_reviewer,
+    )

@@ -1,4 +1,4 @@
-"""Worker endpoints: read an assignment page by page, reveal one cell."""
+"""Worker endpoints: read an assignment page by page, reveal one cell, ask for the hint."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from flask_login import current_user
 
 from app.api.blueprint import bp
 from app.api.openapi import documented, schemas
-from app.api.openapi.review import PAGE
+from app.api.openapi.review import ADVICE, ADVICE_QUERY, PAGE
 from app.api.openapi.review import reveal as reveal_body
 from app.auth import throttle
 from app.auth.decorators import roles_required
 from app.database import reads_first
 from app.extensions import db
 from app.models import Assignment
-from app.review import services
+from app.review import advice, services
 from app.review.serialize import page_json, reveal_json
 
 
@@ -62,6 +62,26 @@ def reveal(assignment_id: int):
             return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
         db.session.commit()  # the write lock ends here; the answer is built after it
     return jsonify(reveal_json(result))
+
+
+@bp.get("/assignments/<int:assignment_id>/advice")
+@roles_required("worker")
+@documented("The advisor's hint for one pair (read only)", ok=ADVICE, query=ADVICE_QUERY,
+            errors=(403, 404, 410))  # fmt: skip
+def assignment_advice(assignment_id: int):
+    ctx = services.Context.of(own_assignment(assignment_id))
+    if ctx.project.closed:
+        abort(410, "this project was closed out: its identifying values were destroyed")
+    pair_id = request.args.get("pair", type=int)
+    if pair_id is None:
+        abort(400, "give the pair: ?pair=<pair id>")
+    try:
+        found = advice.pair_advice(ctx, pair_id)
+    except advice.AdviceOff as exc:
+        abort(403, str(exc))
+    except services.NotInAssignment as exc:
+        abort(404, str(exc))
+    return jsonify(advice.advice_json(found))
 
 
 def _id(value) -> bool:

@@ -73,6 +73,10 @@ class Project(Timestamped, db.Model):
     # Whether workers see a pair's linker scores and rule (match probability, weight, key).
     # Off by default: reviewers decide blind (docs/triage.md); purpose and round never show.
     show_scores: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # The disclosure advisor's hint on the worker's page (docs/advice.md): off by default; the
+    # reviewer model it advises for (``human``: fitted to the CHI 2018 study, or ``evidence``).
+    advice_hint: Mapped[bool] = mapped_column(default=False, server_default=false())
+    advice_reviewer: Mapped[str] = mapped_column(String(8), default="human", server_default="human")
     # The KAPR budget of the manager's own resolver assignment (reveals while resolving).
     resolver_budget: Mapped[float] = mapped_column(default=0.05, server_default="0.05")
     # Bumped whenever records change, so cached anonymity-set indexes know they are stale.

@@ -29,6 +29,11 @@
      the page never holds more than the server revealed). */
   const LONG = 24;
   const expanded = new Set();  // cells shown whole, "pair:row:attribute", kept across redraws
+  /* The advisor's hint (docs/advice.md), when the manager turned it on: per pair the cell worth
+     opening next and whether the display suffices. It only outlines a cell: opening one is
+     always the worker's click. */
+  const adviceUrl = root.dataset.advice || null;
+  const advice = new Map();
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -152,9 +157,15 @@
     return el("span", { class: `seg hidden${mark}`, title: title ? `hidden, ${title}` : "hidden" }, seg.text);
   }
 
+  function suggested(pair, row, attr) {
+    const hint = advice.get(pair.id);
+    return Boolean(hint && hint.suggestion && hint.suggestion.row === row && hint.suggestion.attribute === attr.name);
+  }
+
   function cellButton(pair, row, attr) {
     const cell = pair.rows[row].cells[attr.name];
     const who = `Pair ${pair.position + 1}, record ${"AB"[row]}, ${attr.name}`;
+    const hinted = suggested(pair, row, attr);
     let state = "open", reason = `Reveal (${cell.next_level}): +${pct(cell.next_cost || 0)} privacy risk`;
     if (cell.next_level === null) {
       state = "done";
@@ -166,8 +177,9 @@
     }
     const badge = state === "done" ? null
       : el("span", { class: "cost", "aria-hidden": "true" }, state === "over" ? `\u2298 +${pct(cell.next_cost)}` : `+${pct(cell.next_cost)}`);
+    if (hinted) reason = `Suggested by the advisor: worth its cost. ${reason}`;
     return el("button", {
-      type: "button", class: `cell level-${cell.level} ${state}`, title: reason, "data-level": cell.level,
+      type: "button", class: `cell level-${cell.level} ${state}${hinted ? " suggested" : ""}`, title: reason, "data-level": cell.level,
       "aria-disabled": state === "open" ? null : "true",
       "data-pair": pair.id, "data-row": row, "data-attr": attr.name,
       "data-cost": cell.next_cost, "data-cost-exact": cell.next_cost_exact,
@@ -247,9 +259,26 @@
       `p = ${Number(s.match_probability).toFixed(3)}${key}`);
   }
 
+  // The advisor's cue that nothing more is worth its privacy cost for this pair.
+  function sufficesCue(pair) {
+    const hint = advice.get(pair.id);
+    if (!hint || !hint.suffices) return null;
+    return el("span", { class: "suffices", title: "The advisor: what is shown suffices; no cell is worth its privacy cost" },
+      el("span", { "aria-hidden": "true" }, "\u2713 enough shown"), srOnly(". The advisor: the display suffices."));
+  }
+
+  /* Ask for the hint of some pairs and redraw them (never opens a cell). */
+  async function refreshAdvice(pairIds) {
+    if (!adviceUrl) return;
+    const answers = await Promise.all(pairIds.map((id) => call("GET", `${adviceUrl}?pair=${id}`)));
+    answers.forEach((res, i) => { if (res.ok) advice.set(pairIds[i], res.body); else advice.delete(pairIds[i]); });
+    pairIds.forEach((id) => { const pair = data.pairs.find((p) => p.id === id); if (pair) replacePair(pair); });
+    root.dataset.advised = String(Number(root.dataset.advised || 0) + 1);
+  }
+
   function pairBody(pair) {
     const rowFor = (row) => el("tr", { class: `rec rec-${"ab"[row]}` },
-      row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" }), modelScore(pair)) : null,
+      row === 0 ? el("th", { scope: "rowgroup", rowspan: 3, class: "pairhead" }, `Pair ${pair.position + 1}`, el("span", { class: "todo" }), modelScore(pair), sufficesCue(pair)) : null,
       el("th", { scope: "row", class: "rowhead" }, "AB"[row]),
       data.attributes.map((attr) => valueCell(pair, row, attr)),
       row === 0 ? choicePanel(pair) : null);
@@ -299,6 +328,7 @@
     else renderProgress(data.assignment.decided, data.assignment.pairs_total, null);
     root.dataset.ready = "true";
     root.dataset.synced = String(Number(root.dataset.synced || 0) + 1);
+    refreshAdvice(data.pairs.map((p) => p.id));
     return true;
   }
 
@@ -328,6 +358,7 @@
       renderPairs();
       renderMeters();
       say(`Revealed record ${"AB"[target.row]} ${target.attribute} of pair ${res.body.position + 1}: +${pct(res.body.cost)} privacy risk.`);
+      refreshAdvice([target.pair_id]);
     } else if (res.body.error === "budget_exceeded") {
       // The server's meters; if they moved, another tab spent: read what it revealed too.
       const moved = res.body.assignment && res.body.assignment.kapr_exact !== data.assignment.kapr_exact;

@@ -139,6 +139,7 @@ def _scored_project(suffix, records, scores, triage, show_scores):
         "show_scores": show_scores,
     }
     project = create_project(spec, manager)
+    project.advice_hint = True  # the advisor's hint is a worker endpoint like the others
     db.session.commit()
     assignment = assign_pairs(project, worker, 1.0)
     db.session.commit()
@@ -151,8 +152,10 @@ def _worker_answers(client, headers, project_id, assignment_id):
     page = client.get(url, headers=headers)
     yield page
     pair = page.get_json()["pairs"][0]
+    yield client.get(f"{url}/advice?pair={pair['id']}", headers=headers)
     yield client.post(f"{url}/reveal", headers=headers,
                       json={"pair_id": pair["id"], "row": 0, "attribute": "name"})  # fmt: skip
+    yield client.get(f"{url}/advice?pair={pair['id']}", headers=headers)
     answer = {"pair_id": pair["id"], "decision": "same", "confidence": "low"}
     yield client.post(f"{url}/decisions", headers=headers, json=answer)
     yield client.get(f"{url}/decisions", headers=headers)
@@ -204,3 +207,115 @@ def test_no_score_rule_purpose_or_round_reaches_a_worker(
         html = client.get(path).get_data(as_text=True)
         assert not any(secret in html for secret in secrets - {"model"}), path
         assert "match_probability" not in html and "calibration" not in html
+
+
+# --- The advisor's hint: a function of what the page shows (docs/advice.md §4).
+
+ADVICE_KINDS = {"first_name": "string", "last_name": "string", "dob": "date", "code": "id",
+                "sex": "category"}  # fmt: skip
+ADVICE_RECORD = st.fixed_dictionaries(
+    {
+        "first_name": st.sampled_from(["ALEC", "ALEXANDER", "KATHY", "KATHRYNE", "R GRAY", ""]),
+        "last_name": st.sampled_from(["SIMMONS", "SIMMONS JR", "ALEC", "KATHY", "Q", "QUEST"]),
+        "dob": st.sampled_from(["01/07/1931", "01/07/1913", "07/01/1931", "02/03/1940", ""]),
+        "code": st.text(alphabet="0123", min_size=0, max_size=4),
+        "sex": st.sampled_from(["M", "F", ""]),
+    }
+)
+
+
+def _shown_from_page(pair: dict, attributes: list[dict]):
+    """Rebuild a pair's displayed state from the page's JSON alone (no value but those shown)."""
+    from app.core.advice import AttributeShown, Shown, SideShown
+    from app.core.disclosure import AttributeType, name_columns
+
+    names = name_columns(a["name"] for a in attributes)
+    attrs = []
+    for attribute in attributes:
+        name, sides = attribute["name"], []
+        for row in pair["rows"]:
+            cell = row["cells"][name]
+            values = [s for s in cell["display"] if s["kind"] in ("hidden", "shown")]
+            marks = tuple(s.get("mark") for s in values)
+            known = tuple((p, s["text"]) for p, s in enumerate(values) if s["kind"] == "shown")
+            sides.append(SideShown(Level(cell["level"]), marks, known))
+        markups = set(pair["markups"][name])
+        relation = next(r for r in ("identical", "missing", "different") if r in markups)
+        classes = [row.get("frequency", {}).get(name) for row in pair["rows"]]
+        rare = relation == "identical" and all(c in ("unique", "rare") for c in classes)
+        swapped = pair["name_swap"] and name in names
+        attrs.append(
+            AttributeShown(
+                name, AttributeType(attribute["type"]), relation, tuple(sides), swapped, rare
+            )  # fmt: skip
+        )
+    return Shown(tuple(attrs))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    records=st.lists(ADVICE_RECORD, min_size=4, max_size=6),
+    clicks=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 1), st.sampled_from(list(ADVICE_KINDS))),
+        max_size=8,
+    ),
+    reviewer=st.sampled_from(["human", "evidence"]),
+)
+def test_the_hint_is_computed_from_the_page_alone(app, records, clicks, reviewer):
+    """Rebuilt from the page's JSON (its segments, markers and previewed costs) the advice is
+    the endpoint's: nothing the page does not show enters it, check pairs included."""
+    from fractions import Fraction
+
+    from app.core.advice import advise
+    from app.models import Project
+    from app.review.advice import project_models
+    from app.review.grid import project_schema
+
+    with app.app_context():
+        suffix = str(db.session.execute(db.text("select count(*) from users")).scalar())
+        manager, worker = make_user("am" + suffix, "manager"), make_user("aw" + suffix, "worker")
+        spec = {
+            "name": "advice",
+            "kind": "dedupe",
+            "attributes": [{"name": n, "type": t} for n, t in ADVICE_KINDS.items()],
+            "records": [{"id": str(i), **r} for i, r in enumerate(records)],
+            "pairs": [[str(i), str(i + 1)] for i in range(0, len(records) - 1, 2)][:3],
+        }
+        project = create_project(spec, manager)
+        project.advice_hint, project.advice_reviewer = True, reviewer
+        db.session.commit()
+        assignment = assign_pairs(project, worker, 0.05)
+        db.session.commit()
+        token, assignment_id, project_id = make_token(worker), assignment.id, project.id
+    client, headers = app.test_client(), {"Authorization": f"Bearer {token}"}
+    url = f"/api/v1/assignments/{assignment_id}"
+    pair_ids = [p["id"] for p in client.get(url, headers=headers).get_json()["pairs"]]
+    for pair_index, row, attribute in clicks:
+        if pair_index < len(pair_ids):
+            body = {"pair_id": pair_ids[pair_index], "row": row, "attribute": attribute}
+            assert client.post(f"{url}/reveal", headers=headers, json=body).status_code in (
+                200,
+                409,
+            )
+    page = client.get(url, headers=headers).get_json()
+    with app.app_context():
+        project = db.session.get(Project, project_id)
+        schema = project_schema(project.id, project.created_at)
+        model, world = project_models(project, schema.attributes)
+    meters = page["assignment"]
+    room = Fraction(meters["budget_exact"]) - Fraction(meters["kapr_exact"])
+    for pair in page["pairs"]:
+        costs = {
+            (r["row"], name): Fraction(cell["next_cost_exact"])
+            for r in pair["rows"]
+            for name, cell in r["cells"].items()
+            if cell["next_cost_exact"] is not None
+        }
+        expected = advise(
+            _shown_from_page(pair, page["attributes"]), costs, model, world, room=room
+        )
+        served = client.get(f"{url}/advice?pair={pair['id']}", headers=headers).get_json()
+        suggestion = served["suggestion"] and (served["suggestion"]["row"],
+                                               served["suggestion"]["attribute"])  # fmt: skip
+        assert (suggestion, served["suffices"]) == (expected.suggestion, expected.suffices)
+        assert set(served) == {"pair_id", "reviewer", "suggestion", "suffices"}

@@ -27,8 +27,13 @@ def round_spec(config: Mapping[str, Any]) -> dict[str, Any]:
 
 SETTINGS_BODY = {
     "type": "object",
-    "required": ["show_scores"],
-    "properties": {"show_scores": {"type": "boolean"}},
+    "minProperties": 1,
+    "additionalProperties": False,
+    "properties": {
+        "show_scores": {"type": "boolean"},
+        "advice_hint": {"type": "boolean"},
+        "advice_reviewer": {"enum": ["human", "evidence"]},
+    },
 }
 ROUND = {
     "type": "object",

@@ -86,3 +86,27 @@ PAGE_SUBMITTED = {
         "total": {"type": "integer"},
     },
 }
+
+ADVICE_QUERY = {"pair": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}}
+ADVICE = {
+    "type": "object",
+    "required": ["pair_id", "reviewer", "suggestion", "suffices"],
+    "properties": {
+        "pair_id": ID,
+        "reviewer": {"enum": ["human", "evidence"]},
+        "suggestion": {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "required": ["row", "attribute"],
+                    "properties": {"row": {"enum": [0, 1]}, "attribute": {"type": "string"}},
+                },
+            ]
+        },
+        "suffices": {"type": "boolean"},
+        # Only when the project shows workers the linker's scores.
+        "p_correct": {"type": "number"},
+        "cells": {"type": "array", "items": OBJECT},
+    },
+}

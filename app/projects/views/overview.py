@@ -64,3 +64,20 @@ def delete(project_id: int):
     db.session.commit()
     flash(f"Project {name!r} and all its records, pairs and answers were deleted.", "info")
     return redirect(url_for("projects.home"))
+
+
+@bp.post("/<int:project_id>/advice")
+@roles_required("manager")
+def advice_hint(project_id: int):
+    """The advisor's hint on the workers' page (off by default) and its reviewer model."""
+    project = changeable_project(project_id)
+    reviewer = request.form.get("advice_reviewer", project.advice_reviewer)
+    if reviewer not in ("human", "evidence"):
+        flash("Choose the human or the evidence reviewer model.", "error")
+        return redirect(url_for("projects.project", project_id=project.id))
+    project.advice_hint = request.form.get("advice_hint") == "on"
+    project.advice_reviewer = reviewer
+    db.session.commit()
+    state = "now see" if project.advice_hint else "no longer see"
+    flash(f"Workers {state} the advisor's suggested cell.", "info")
+    return redirect(url_for("projects.project", project_id=project.id))
