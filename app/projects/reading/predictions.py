@@ -7,8 +7,11 @@ compared values, ``tf_*``) is not read at all, so record values in the file neve
 application this way. A missing score is derived from the other one: Splink's
 ``match_probability = 2^w / (1 + 2^w)``.
 
-Parquet is recognised by its magic bytes (``PAR1``), anything else is read as UTF-8 CSV with
-a header and a ``,`` ``;`` tab or ``|`` delimiter. Both are read by pyarrow, column-wise.
+Parquet is recognised by its magic bytes (``PAR1``) and read footer first, its row groups in
+batches under a byte budget (:mod:`app.projects.reading.parquet`: a 3 KB file must not become
+gigabytes); anything else is read as UTF-8 CSV with a header and a ``,`` ``;`` tab or ``|``
+delimiter. Both are read by pyarrow, column-wise. Ids and source names are bounded by
+``MAX_RECORD_ID_CHARS`` (:mod:`app.limits`), a rule by ``pairs.rule``'s 200 characters.
 Problems name the row (1-based, data rows) and column, never a value.
 """
 
@@ -23,14 +26,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from app.limits import refusal
+from app.projects.reading.parquet import Bound, ParquetRefused, open_parquet, read_bounded
 
 __all__ = [
     "COLUMNS",
     "PredictionsError",
     "ScoredPairs",
+    "count_rows",
     "distinct",
     "read_predictions",
     "string_array",
@@ -42,6 +46,8 @@ SCORE_COLUMNS = ("match_probability", "match_weight")
 #: Every column read; the others are ignored.
 COLUMNS = (*SOURCE_COLUMNS, *ID_COLUMNS, *SCORE_COLUMNS, "match_key")
 MAX_PROBLEMS = 20
+#: The longest rule (``match_key``): ``pairs.rule`` is VARCHAR(200).
+MAX_RULE_CHARS = 200
 _PARQUET_MAGIC = b"PAR1"
 _DELIMITERS = ",;\t|"
 
@@ -124,12 +130,15 @@ def read_predictions(source: Source, *, max_rows: int | None = None, max_id: int
     """
     head = _head(source)
     if head.startswith(_PARQUET_MAGIC):
-        table, fmt = _parquet(source), "parquet"
+        table, fmt = _parquet(source, max_rows, max_id), "parquet"
     else:
         table, fmt = _csv(source, head), "csv"
     if max_rows is not None and table.num_rows > max_rows:
         raise PredictionsError([f"{table.num_rows:,} pairs is more than the limit of {max_rows:,}"])
-    return _columns(table, fmt, max_id)
+    try:
+        return _columns(table, fmt, max_id)
+    except pa.ArrowException:  # a column no check foresaw: refused, never a 500
+        raise PredictionsError(["the file's columns cannot be read as scored pairs"]) from None
 
 
 def _head(source: Source) -> bytes:
@@ -145,16 +154,41 @@ def _buffer(source: Source):
     return os.fspath(source)
 
 
-def _parquet(source: Source) -> pa.Table:
+def _parquet(source: Source, max_rows: int | None, max_id: int) -> pa.Table:
+    """The columns read, footer first and under a byte budget (:mod:`.parquet`)."""
     try:
-        schema = pq.read_schema(_buffer(source))
-        present = [c for c in COLUMNS if c in schema.names]
-        _require(schema.names)
-        return pq.read_table(_buffer(source), columns=present)
-    except (pa.ArrowException, OSError):
-        raise PredictionsError(
-            ["the Parquet file cannot be read (damaged or not Parquet)"]
-        ) from None
+        names = open_parquet(source).schema_arrow.names
+        _require(names)
+        bounds = {c: _bound(c, max_id) for c in COLUMNS if c in names}
+        return read_bounded(source, bounds, max_rows=max_rows, max_problems=MAX_PROBLEMS)
+    except ParquetRefused as exc:
+        raise PredictionsError(exc.problems) from None
+
+
+def _bound(column: str, max_id: int) -> Bound:
+    if column in SCORE_COLUMNS:
+        return Bound()
+    if column == "match_key":
+        return Bound(MAX_RULE_CHARS, _rule_words)
+    return Bound(max_id, lambda most: refusal("id", most))
+
+
+def _rule_words(most: int) -> str:
+    return f"longer than {most:,} characters (a rule; pairs.rule holds {most:,})"
+
+
+def count_rows(path) -> int:
+    """The pairs in a file without reading them: Parquet's row count (its footer), else the
+    CSV's lines; :class:`PredictionsError` for a Parquet file whose footer cannot be read."""
+    with open(path, "rb") as fh:
+        if fh.read(4) == _PARQUET_MAGIC:
+            try:
+                return open_parquet(os.fspath(path)).metadata.num_rows
+            except ParquetRefused as exc:
+                raise PredictionsError(exc.problems) from None
+        fh.seek(0)
+        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 22), b""))
+    return max(lines - 1, 0)  # the header
 
 
 def _csv(source: Source, head: bytes) -> pa.Table:
@@ -230,6 +264,10 @@ def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     key = None
     if "match_key" in names:
         key = string_array(_strings(table, "match_key"))
+        too_long = pc.greater(pc.utf8_length(key), MAX_RULE_CHARS)
+        _flag(problems, too_long, "match_key", _rule_words(MAX_RULE_CHARS))
+        if problems:
+            raise PredictionsError(problems)
         key = pc.if_else(pc.equal(key, ""), pa.scalar(None, key.type), key)
     return ScoredPairs(
         trimmed["unique_id_l"], trimmed["unique_id_r"], probability, weight,

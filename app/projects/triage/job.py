@@ -11,11 +11,13 @@ between the steps (read, resolved and triaged, written) through the job's own se
 while the pairs are written, chunk by chunk, on PostgreSQL only, through a connection of its
 own (SQLite has one writer at a time: its job row waits for the end of the write). A file
 that does not fit the project ends either job ``done`` with its ``problems`` (rows and
-columns, never a value) for the triage page, the staged file kept for another try.
+columns, never a value) for the triage page, the staged file kept for another try (a file no
+setting can read is deleted).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from flask import current_app
@@ -26,7 +28,7 @@ from app.jobs import submit
 from app.models import Job, Project, User
 from app.models.base import utcnow
 from app.projects.importing.uploads import UploadError, discard, load
-from app.projects.reading.predictions import PredictionsError
+from app.projects.reading.predictions import PredictionsError, count_rows
 from app.projects.triage.plan import TriageError, TriageSettings
 from app.projects.triage.rounds import TriagePreview, add_scored_round, preview_scores
 from app.projects.triage.scored import ScoredPairsError, read_scores
@@ -47,20 +49,13 @@ __all__ = [
 KIND, PREVIEW_KIND = "triage", "triage_preview"
 DEFAULT_THRESHOLD = 200_000
 PROGRESS_SECONDS = 2.0
-_PARQUET_MAGIC = b"PAR1"
 REFUSED = (PredictionsError, ScoredPairsError, TriageError, UploadError)
 
 
 def count_pairs(path) -> int:
-    """The pairs in a staged file without reading it: Parquet's row count, else CSV lines."""
-    with open(path, "rb") as fh:
-        if fh.read(4) == _PARQUET_MAGIC:
-            import pyarrow.parquet as pq
-
-            return pq.ParquetFile(path).metadata.num_rows
-        fh.seek(0)
-        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 22), b""))
-    return max(lines - 1, 0)  # the header
+    """The pairs in a staged file without reading it: Parquet's row count, else CSV lines
+    (:class:`PredictionsError` for a Parquet file whose footer cannot be read)."""
+    return count_rows(path)
 
 
 def needs_job(path) -> bool:
@@ -92,6 +87,7 @@ def run_round(
         )  # fmt: skip
     except REFUSED as exc:
         db.session.rollback()
+        _unreadable(exc, token, user_id)
         return {**out, "problems": getattr(exc, "problems", None) or [str(exc)]}
     written = made.counts["pairs"]  # the pairs present already are not counted there
     progress(written, written)  # commits the round
@@ -122,10 +118,19 @@ def run_preview(
         )
     except REFUSED as exc:
         db.session.rollback()
+        _unreadable(exc, token, user_id)
         return {**out, "problems": getattr(exc, "problems", None) or [str(exc)]}
     kept = {"counts": made.counts, "chart": made.chart, "datasets": made.datasets,
             "strata": made.strata}  # fmt: skip
     return {**out, "preview": kept}  # plain ints, floats and strings, as run_round's counts
+
+
+def _unreadable(exc: Exception, token: str, user_id: int) -> None:
+    """Delete the staged file when no setting can read it (a file that does not fit the
+    project waits for other settings)."""
+    if isinstance(exc, PredictionsError):
+        with contextlib.suppress(UploadError):  # gone already
+            discard(load(token, user_id, kind="scores"))
 
 
 def stored_preview(result: dict) -> TriagePreview:

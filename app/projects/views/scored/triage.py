@@ -100,11 +100,7 @@ def _staged(project):
 
 
 def _preview(project, staged, form):
-    try:
-        scored = read_scores(staged.path(LABEL))
-    except PredictionsError:
-        discard(staged)  # no setting reads this file: deleted at once, not left for the sweep
-        raise
+    scored = read_scores(staged.path(LABEL))
     settings = TriageSettings.parse(form)
     sources = {k: form[f"source_{k.lower()}"] for k in "AB" if form[f"source_{k.lower()}"]}
     return scored, settings, sources or None
@@ -146,6 +142,8 @@ def triage(project_id: int):
         preview = preview_scores(project, scored, settings, sources=sources)
     except REFUSED as exc:
         db.session.rollback()
+        if isinstance(exc, PredictionsError) and staged is not None:
+            discard(staged)  # no setting reads this file: deleted at once, not left for the sweep
         problems = getattr(exc, "problems", [str(exc)])
         token = staged.token if staged is not None and staged.directory.is_dir() else None
         return _page(project, form, token=token, problems=problems, status=400)
