@@ -21,6 +21,8 @@ class Job(Timestamped, db.Model):
     status: Mapped[str] = mapped_column(String(12), default="queued")
     progress_done: Mapped[int] = mapped_column(default=0)
     progress_total: Mapped[int] = mapped_column(default=0)
+    # What the job is doing now, in words (a running job's step; a queued one's wait)
+    step: Mapped[str | None] = mapped_column(String(200))
     result: Mapped[dict | None] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from flask import current_app
 
 from app.jobs import current_job_id, interrupt_on_cancel
+from app.jobs.status import report_step
 from app.models import Project, ProjectKind
 from app.projects.blocking import Rule
 from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
@@ -125,12 +126,14 @@ def run_scoring(
         engine = _backend(name, work.path)
         with interrupt_on_cancel(progress, engine.interrupt):  # a cancel stops a query
             ids: dict[str, list] = {label: [] for label in labels}
+            steps.begin(f"reading the records into {name}")
             for label, batch, external in record_batches(project, layout):
                 engine.append(label, batch)
                 ids[label].append((batch.column(0).to_numpy(), external))
                 steps.advance(limit=load_steps)
             steps.reach(load_steps)
             phase("load")
+            steps.begin("starting Splink on the records")
             from splink import Linker
 
             tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
@@ -141,9 +144,12 @@ def run_scoring(
                 phase("train")
             pairs = None
             if predict_to is not None:
+                rules = len(model.rules)
+                steps.begin(f"predicting: scoring the candidate pairs of {rules} blocking rule(s)")
                 predictions = linker.inference.predict()
                 steps.advance()
                 phase("predict")
+                steps.begin("writing the predictions")
                 batches = engine.batches(predictions, OUT_BATCH)
                 pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
                 phase("write")
@@ -165,6 +171,10 @@ class Steps:
         self.done = self.done + 1 if limit is None else min(self.done + 1, limit)
         self.progress(self.done, self.total)
 
+    def begin(self, text: str) -> None:
+        """Say which step runs now (the job's page shows it; nothing outside a job)."""
+        report_step(self.progress, text)
+
     def reach(self, done: int) -> None:
         self.done = done
 
@@ -173,13 +183,19 @@ def _train(linker, model: Model, training: Training, em_rules, deterministic, la
     """λ from the deterministic rules, u by random sampling, m by one EM session per rule."""
     dialect = linker._db_api.sql_dialect.sql_dialect_str
     if deterministic:
+        steps.begin(
+            "estimating λ (the probability that two random records match) from "
+            f"{len(deterministic)} deterministic rule(s) at recall {training.recall:g}"
+        )
         linker.training.estimate_probability_two_random_records_match(
             [rule_sql(r, layout, dialect) for r in deterministic], recall=training.recall
         )
     steps.advance()
+    steps.begin(f"estimating u by random sampling of {int(training.u_pairs):,} pairs")
     linker.training.estimate_u_using_random_sampling(max_pairs=training.u_pairs, seed=training.seed)
     steps.advance()
-    for rule in em_rules:
+    for i, rule in enumerate(em_rules, start=1):
+        steps.begin(f"estimating m by EM, session {i} of {len(em_rules)} (blocked on {rule.sql()})")
         linker.training.estimate_parameters_using_expectation_maximisation(
             rule_sql(rule, layout, dialect, mention_sources=True)
         )

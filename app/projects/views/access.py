@@ -7,6 +7,7 @@ from flask_login import current_user
 
 from app.extensions import db
 from app.headers import attachment
+from app.jobs.status import waiting_reason
 from app.models import Project, ProjectState
 from app.projects.exports import (
     ExportOptionError,
@@ -105,3 +106,4 @@ def check_release(project: Project) -> None:
 
 
 bp.add_app_template_global(may_change)
+bp.add_app_template_global(waiting_reason, "job_waiting")
