@@ -10,8 +10,6 @@ from pathlib import Path
 
 from flask import Flask
 
-from app.extensions import csrf, db, login_manager, migrate
-
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -25,7 +23,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     Configuration is layered: built-in defaults, then ``config.py``, then
     ``instance/config.py``, then ``FLASK_``-prefixed environment variables; ``test_config``
     (tests only) replaces the last three.
+
+    Started by ``flask analytics rl|belief|links|release-risk`` (computations on files, no
+    database), the app is only its configuration and that command: no model, extension or
+    blueprint is imported (:func:`app.cli.pure_command`).
     """
+    from app.cli import pure_command, register_pure
+
+    pure = pure_command() if test_config is None else None
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -34,7 +39,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     _configure(app, test_config)
+    if pure is not None:
+        register_pure(app, pure)
+        return app
     from app.auth.sessions import CookieSessions
+    from app.extensions import csrf, db, login_manager, migrate
 
     app.session_interface = CookieSessions()
 

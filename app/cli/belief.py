@@ -2,6 +2,8 @@
 
 Both print a short text report, or with ``--json`` the same JSON as the API
 (``POST /api/v1/analytics/belief``, ``GET /api/v1/admin/projects/<id>/audit``). Read-only.
+``belief`` and ``links`` read a file alone (:data:`app.cli.PURE`): the project audit's modules
+are imported by ``audit``.
 """
 
 from __future__ import annotations
@@ -11,15 +13,7 @@ from pathlib import Path
 
 import click
 
-from app.analytics.belief import (
-    AuditError,
-    BeliefRequestError,
-    audit_upload,
-    evaluate,
-    project_audit,
-    project_trails,
-    trail_json,
-)
+from app.analytics.belief import BeliefRequestError, audit_upload, evaluate
 from app.cli.analytics import analytics
 
 
@@ -68,6 +62,7 @@ def belief(path: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the full JSON result.")
 def audit(project_id: int, model, assignment_id, trail: bool, as_json: bool) -> None:
     """Re-identification audit of a project's disclosure state (per row, per worker)."""
+    from app.analytics.belief import AuditError, project_audit, project_trails, trail_json
     from app.cli.custody import refuse_if_closed
 
     refuse_if_closed(project_id)

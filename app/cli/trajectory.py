@@ -20,7 +20,6 @@ from app import jobs
 from app.analytics.trajectory import (
     DISTANCES,
     OptionsError,
-    check_upload,
     parse_options,
     trajectory_risk,
 )
@@ -127,13 +126,11 @@ def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_
     }
     texts = (_read(original), _read(anonymized))
     names = {"original": original.name, "anonymized": anonymized.name}
-    try:
+    try:  # the report checks both files as the upload does (check_upload), once
         options = parse_options(form)
-        for text, name in zip(texts, names.values(), strict=True):
-            check_upload(text, name)
+        result = trajectory_risk(*texts, _asdict(options), names, progress=_runner(as_json))
     except (OptionsError, TrajectoryFormatError) as exc:
         raise click.ClickException(str(exc)) from None
-    result = trajectory_risk(*texts, _asdict(options), names, progress=_runner(as_json))
     if result_path is not None:
         result_path.write_text(json.dumps(result, indent=1), encoding="utf-8")
     click.echo(json.dumps(result["report"]) if as_json else _text(result))

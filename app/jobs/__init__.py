@@ -4,7 +4,7 @@ The names are loaded on first use (PEP 562): a command that only runs chunks
 (``app.jobs.chunks``, ``app.jobs.pools``) imports neither SQLAlchemy nor the models.
 """
 
-from importlib import import_module
+from app.lazy import exports
 
 _WHERE = {
     "chunks": (
@@ -22,18 +22,5 @@ _WHERE = {
         "reconcile_at_start", "reconcile_stale_jobs", "stale_reason", "start_housekeeping",
     ),
 }  # fmt: skip
-_MODULE = {name: module for module, names in _WHERE.items() for name in names}
-
-__all__ = sorted(_MODULE)
-
-
-def __getattr__(name: str):
-    if name not in _MODULE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_MODULE[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__all__ = sorted(name for names in _WHERE.values() for name in names)
+__getattr__, __dir__ = exports(__name__, _WHERE)

@@ -1,34 +1,16 @@
 """Belief-function audits: bodies of evidence (text, JSON), a project's display, linkage outputs."""
 
-from app.analytics.belief.charts import CHARTS, kapr_against_probability
-from app.analytics.belief.json_body import BeliefRequestError, evaluate
-from app.analytics.belief.linkage import audit_trajectory_result, audit_upload
-from app.analytics.belief.report import (
-    project_audit,
-    project_trails,
-    rows_csv,
-    trail_json,
-    trails_csv,
-)
-from app.analytics.belief.state import AuditError, Scope, audit_scope, resolve
-from app.analytics.belief.text_form import BeliefInputError, run_audit
+# Names load on first use (app.lazy): the command line's audits of a file (json_body,
+# linkage) import no model.
+from app.lazy import exports
 
-__all__ = [
-    "CHARTS",
-    "AuditError",
-    "BeliefInputError",
-    "BeliefRequestError",
-    "Scope",
-    "audit_scope",
-    "audit_trajectory_result",
-    "audit_upload",
-    "evaluate",
-    "kapr_against_probability",
-    "project_audit",
-    "project_trails",
-    "resolve",
-    "rows_csv",
-    "run_audit",
-    "trail_json",
-    "trails_csv",
-]
+_WHERE = {
+    "charts": ("CHARTS", "kapr_against_probability"),
+    "json_body": ("BeliefRequestError", "evaluate"),
+    "linkage": ("audit_trajectory_result", "audit_upload"),
+    "report": ("project_audit", "project_trails", "rows_csv", "trail_json", "trails_csv"),
+    "state": ("AuditError", "Scope", "audit_scope", "resolve"),
+    "text_form": ("BeliefInputError", "run_audit"),
+}
+__all__ = sorted(name for names in _WHERE.values() for name in names)
+__getattr__, __dir__ = exports(__name__, _WHERE)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.analytics.belief.report import exact
 from app.core.belief import (
     MassFunction,
     acceptability,
@@ -38,6 +37,12 @@ MAX_FRAME = 100_000
 
 class BeliefRequestError(ValueError):
     """A body that cannot be read; the message names the field."""
+
+
+def exact(value) -> dict:
+    """``{"exact": "p/q", "float": p/q}`` for an exact number."""
+    value = Fraction(value)
+    return {"exact": str(value), "float": float(value)}
 
 
 def read_number(value, where: str) -> Fraction:

@@ -32,8 +32,7 @@ from fractions import Fraction
 
 from flask import current_app, has_app_context
 
-from app.analytics.belief.json_body import BeliefRequestError, read_number
-from app.analytics.belief.report import exact
+from app.analytics.belief.json_body import BeliefRequestError, exact, read_number
 from app.core.belief import LinkageAudit, MassFunction, RecordOutput, audit_linkage
 from app.limits import Limits
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.analytics.belief.json_body import exact
 from app.analytics.belief.state import Scope, audit_scope, project_assignments, resolve
 from app.analytics.belief.trail import TrailStep, audit_trail
 from app.core.belief import RowAudit, StateAudit
@@ -22,12 +23,6 @@ TRAIL_COLUMNS = [
     "mean_true_probability", "mean_true_probability_float", "max_true_probability",
     "unique_rows", "nonspecificity_bits",
 ]  # fmt: skip
-
-
-def exact(value) -> dict:
-    """``{"exact": "p/q", "float": p/q}`` for an exact number."""
-    value = Fraction(value)
-    return {"exact": str(value), "float": float(value)}
 
 
 def row_json(row: RowAudit, scale: Fraction) -> dict:

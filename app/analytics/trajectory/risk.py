@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from flask import current_app, has_app_context
 
 from app.analytics.trajectory import run
+from app.core.trajectory.columns import read_columns
 from app.core.trajectory.linkage import LinkageResult
 from app.core.trajectory.model import Trajectory, TrajectoryFormatError, read_trajectories
 from app.limits import Limits
@@ -95,8 +96,11 @@ def _limits() -> Limits:
 
 def check_upload(text: str, label: str) -> list[Trajectory]:
     """Parse one uploaded CSV, naming the file in the error."""
+    row_problem = _limits().row_problem
     try:
-        trajectories = read_trajectories(io.StringIO(text), _limits().row_problem)
+        trajectories = read_columns(text, row_problem)  # a plain file, without a row loop
+        if trajectories is None:
+            trajectories = read_trajectories(io.StringIO(text), row_problem)
     except TrajectoryFormatError as exc:
         error = TrajectoryFormatError(f"{label}: {exc}")  # the message already has the line
         error.line = exc.line

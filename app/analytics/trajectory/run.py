@@ -5,7 +5,8 @@ chunks over the cluster, reports chunks done/total and stops on a cancel; from t
 test the same code runs in the caller. Distances with a compiled kernel
 (:data:`app.core.trajectory.fast.search.COMPILED`) take the chunked path; the synchronized
 distance keeps the plain search. Chunk functions live in :mod:`app.core.trajectory` (bar the
-plain one), so Dask workers import no Flask code.
+plain one), so Dask workers import no Flask code. The compiled kernels (numba) are imported by
+the first report, not with the app.
 """
 
 from __future__ import annotations
@@ -17,14 +18,6 @@ from fractions import Fraction
 import numpy as np
 
 from app.core.trajectory.distances import Calibration
-from app.core.trajectory.fast import calibration_part, finish_calibration, plan_calibration
-from app.core.trajectory.fast.search import (
-    COMPILED,
-    finish_search,
-    plan_search,
-    query_chunks,
-    search_chunk,
-)
 from app.core.trajectory.linkage import LinkageResult, record_linkage, windowed_record_linkage
 from app.core.trajectory.shape import synchronized_haversine
 from app.jobs import chunk_map
@@ -37,6 +30,7 @@ ENSEMBLE = ("martinez2021", "corrected", "dtw", "frechet", "hausdorff", "edr")
 
 def calibrate(progress, originals, corrected: bool, total: int) -> Calibration:
     """λ and max_dist over the originals, in chunks (progress stays at 0 of ``total``)."""
+    from app.core.trajectory.fast import calibration_part, finish_calibration, plan_calibration
     flat, ranges = plan_calibration(originals, corrected, CALIBRATION_CHUNKS)
     parts = chunk_map(
         progress, calibration_part, ranges, shared=(flat, corrected), total=total, advance=False
@@ -50,6 +44,13 @@ def chunk_size(n_anonymized: int) -> int:
 
 def search(progress, name, originals, anonymized, lam, *, windowed, percent, done, total):
     """One exact or windowed pass; progress advances by one per chunk of anonymized trajectories."""
+    from app.core.trajectory.fast.search import (
+        COMPILED,
+        finish_search,
+        plan_search,
+        query_chunks,
+        search_chunk,
+    )
     size = chunk_size(len(anonymized))
     if name not in COMPILED:
         return _plain_search(progress, originals, anonymized, windowed, percent, done, total)

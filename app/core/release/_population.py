@@ -41,7 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+
+# scipy is imported where used: the app and its commands start without it (issue 39.3).
 
 __all__ = ["PopulationUniqueness", "population_uniqueness"]
 
@@ -98,6 +99,8 @@ def _zayatz(sizes: np.ndarray, counts: np.ndarray, n: float, population: float) 
 
 def _solve(equations: Callable[[np.ndarray], np.ndarray], starts) -> np.ndarray | None:
     """A root of ``equations`` from the first start value that reaches ARX's accuracy."""
+    from scipy import optimize
+
     for start in starts:
         with np.errstate(all="ignore"):
             try:
@@ -112,6 +115,8 @@ def _solve(equations: Callable[[np.ndarray], np.ndarray], starts) -> np.ndarray 
 
 
 def _pitman(sizes: np.ndarray, counts: np.ndarray, n: float, population: float) -> float:
+    from scipy import special
+
     u = counts.sum()
     c1 = counts[sizes == 1].sum()
     c2 = counts[sizes == 2].sum() or 1.0  # ARX: "overestimate" when there is no class of 2

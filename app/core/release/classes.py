@@ -27,9 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:  # scipy is imported where used: the app starts without it (issue 39.3)
+    from scipy import sparse
 
 __all__ = [
     "CONVENTIONS",
@@ -132,6 +135,8 @@ def _match_matrix(patterns: np.ndarray) -> sparse.csr_matrix:
     A complete pattern matches only itself among complete patterns, so only the rows and
     columns of incomplete patterns (usually few) need comparing: O(groups x incomplete).
     """
+    from scipy import sparse
+
     n = len(patterns)
     incomplete = np.flatnonzero((patterns == _MISSING).any(axis=1))
     rows, cols = [np.arange(n)], [np.arange(n)]
@@ -166,6 +171,8 @@ def build_classes(
     Raises ``KeyError`` naming an unknown column and ``ValueError`` for an unknown convention
     or an empty QI list; never a value.
     """
+    from scipy import sparse
+
     if convention not in CONVENTIONS:
         raise ValueError(f"unknown convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
     if not qi:

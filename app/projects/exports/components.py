@@ -10,8 +10,6 @@ so far (``scipy.sparse.csgraph`` on the roots it touches) and dropped.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 __all__ = ["Components"]
 
@@ -26,6 +24,9 @@ class Components:
 
     def add(self, a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> None:
         """Join the components of the edges ``a[i] - b[i]``, each of kind bits ``kinds[i]``."""
+        from scipy.sparse import coo_matrix  # imported where used (issue 39.3)
+        from scipy.sparse.csgraph import connected_components
+
         if not len(a):
             return
         ends = np.concatenate([self.root[a], self.root[b]])

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import TYPE_CHECKING
 
 from app.core.release import ReleaseRisk, assess_release
-from app.models import Project
-from app.projects.exports import export_csv, neutralize
 from app.projects.release.request import ReleaseRequest, ReleaseRequestError
+
+if TYPE_CHECKING:  # a CSV's check (the command line) needs no model
+    from app.models import Project
 
 __all__ = ["default_columns", "read_table", "release_risk_of_csv", "release_risk_of_project"]
 
@@ -121,6 +123,8 @@ def default_columns(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 def release_risk_of_project(project: Project, request: ReleaseRequest) -> ReleaseRisk:
     """Check the release risk of ``project``'s ``linked`` export."""
+    from app.projects.exports import export_csv, neutralize
+
     table = read_table(export_csv(project, "linked"))
     # The export guards a header cell that starts like a formula (``-dx`` is written ``'-dx``):
     # each column is measured under its own name, as the policy and the page name it.
