@@ -1,7 +1,7 @@
 """jobs: the step a running job is at (``step``), in words
 
 Revision ID: d7a3c5e9f102
-Revises: 8c2f5e1a9b37
+Revises: d4a7e2c9b610
 Create Date: 2026-12-02 02:30:00
 
 A long job says what it is doing now ("estimating u by random sampling of 1,000,000 pairs"),
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'd7a3c5e9f102'
-down_revision = '8c2f5e1a9b37'
+down_revision = 'd4a7e2c9b610'
 branch_labels = None
 depends_on = None
 
