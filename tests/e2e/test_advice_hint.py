@@ -72,3 +72,22 @@ def test_the_manager_turns_the_hint_on(app, live_server, page):
     with app.app_context():
         project = db.session.get(Project, project_id)
         assert project.advice_hint and project.advice_reviewer == "evidence"
+
+
+def test_the_admins_policy_charts_draw_their_tables(app, live_server, page):
+    """Administration → Disclosure policies: each chart drawn, equal to its table and CSV."""
+    from tests.e2e.chart_checks import check_chart
+    from tests.factories import make_user
+
+    with app.app_context():
+        make_user("ada", "admin")
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    log_in(page, live_server, "ada")
+    page.goto(f"{live_server}/admin/reports/advice")
+    figures = page.locator("figure.chart")
+    expect(figures).to_have_count(6)
+    drawn = check_chart(page, figures.nth(0))  # CHI 2018: the policies and the paper's table
+    assert drawn["series"][-1].startswith("CHI 2018 participants")
+    check_chart(page, figures.nth(5), download=False)
+    assert problems == []

@@ -7,6 +7,7 @@ from flask_login import current_user
 from sqlalchemy import func, select
 
 from app import charts, jobs
+from app.analytics import advice
 from app.analytics.belief import BeliefInputError, run_audit
 from app.analytics.kapr import assignment_chart, kapr_csv, kapr_report, project_chart
 from app.analytics.trajectory import (
@@ -83,6 +84,34 @@ def kapr_projects_chart_download():
 @roles_required("admin")
 def kapr_download():
     return attachment(kapr_csv(kapr_report()), "text/csv", "kapr_report.csv")
+
+
+@bp.route("/reports/advice")
+@roles_required("admin")
+def advice_report():
+    figures = advice.load_figures()
+    found = [
+        (i, advice.accuracy_chart(figures, d), advice.kapr_chart(figures, d))
+        for i, d in enumerate(advice.datasets(figures))
+    ]
+    return render_template("analytics/advice.html", figures=figures, charts=found)
+
+
+@bp.route("/reports/advice.csv")
+@roles_required("admin")
+def advice_download():
+    return charts.csv_response(*advice.figures_csv(advice.load_figures()), "advice_policies.csv")
+
+
+@bp.route("/reports/advice-<int:index>-<any(accuracy, kapr):kind>.csv")
+@roles_required("admin")
+def advice_chart_download(index: int, kind: str):
+    figures = advice.load_figures()
+    names = advice.datasets(figures)
+    if index >= len(names):
+        abort(404)
+    build = advice.accuracy_chart if kind == "accuracy" else advice.kapr_chart
+    return charts.spec_csv_response(build(figures, names[index]), f"advice_{index}_{kind}.csv")
 
 
 @bp.route("/risk/trajectories", methods=["GET", "POST"])

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from app.core.advice.advisor import MIN_GAIN, advise
-from app.core.advice.display.state import Shown, shown_pair
+from app.core.advice.display.state import Shown, levels_of, shown_pair
 from app.core.advice.models.reviewers import Reviewer, respond
 from app.core.advice.models.world import World
 from app.core.advice.study.data import DISPLAYS, display_levels
@@ -57,6 +57,10 @@ class Case:
             rare=self.rare if markup else frozenset(),
             markup=markup,
         )
+
+    def levels_read(self) -> dict[str, tuple[str, str]]:
+        """The world model's level of each attribute (for estimating its tables)."""
+        return levels_of(self.comparisons, name_swap=self.swapped, rare=self.rare)
 
     def view(self, levels) -> PairView:
         rows = [

@@ -16,7 +16,7 @@ from app.core.advice.display.perception import IDENTICAL, MISSING, classify
 from app.core.disclosure import AttributeType, Comparison, Level
 from app.core.disclosure import shown as disclosed_characters
 
-__all__ = ["AttributeShown", "Read", "Reading", "SideShown", "Shown", "shown_pair"]
+__all__ = ["AttributeShown", "Read", "Reading", "SideShown", "Shown", "levels_of", "shown_pair"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,3 +170,20 @@ def shown_pair(
             )
         )
     return Shown(tuple(attributes), markup)
+
+
+def levels_of(
+    comparisons: Mapping[str, Comparison],
+    *,
+    name_swap: frozenset[str] = frozenset(),
+    rare: frozenset[str] = frozenset(),
+) -> dict[str, tuple[str, str]]:
+    """Every attribute's world-model level ``(s, z)``: its class masked and with every cell
+    full (the server reads all values to estimate the world model's tables)."""
+    full = {(r, a): Level.FULL for a in comparisons for r in (0, 1)}
+    masked = shown_pair(comparisons, {}, name_swap=name_swap, rare=rare)
+    seen = shown_pair(comparisons, full, name_swap=name_swap, rare=rare)
+    return {
+        a.name: (a.masked_class(), b.shown_class())
+        for a, b in zip(masked.attributes, seen.attributes, strict=True)
+    }

@@ -8,6 +8,7 @@ from app.core.advice.study.data import (
     StudyPair,
     display_levels,
     read_answers,
+    read_pair_file,
     read_samples,
 )
 
@@ -19,6 +20,7 @@ __all__ = [
     "display_levels",
     "fit",
     "read_answers",
+    "read_pair_file",
     "read_samples",
     "stored",
 ]

@@ -47,6 +47,7 @@ __all__ = [
     "StudyPair",
     "display_levels",
     "read_answers",
+    "read_pair_file",
     "read_samples",
 ]
 
@@ -161,9 +162,15 @@ def read_samples(directory: str | Path) -> list[StudyPair]:
     return pairs
 
 
-def _read_sample(path: Path, sample: int) -> list[StudyPair]:
+def read_pair_file(path: str | Path, sample: int = 0) -> list[StudyPair]:
+    """The pairs of a MINDFIRL user-study pair file: the sample files' 18 columns without a
+    header (``tests/data/mindfirl``: ``section2.csv``, ``ppirl.csv``)."""
+    return _read_sample(Path(path), sample, header=False)
+
+
+def _read_sample(path: Path, sample: int, *, header: bool = True) -> list[StudyPair]:
     with path.open(newline="", encoding="utf-8-sig") as handle:
-        rows = list(csv.reader(handle))[1:]
+        rows = list(csv.reader(handle))[1 if header else 0 :]
     if len(rows) % 2:
         raise ValueError(f"{path.name}: an odd number of rows ({len(rows)}); two rows per pair")
     out = []
@@ -172,7 +179,8 @@ def _read_sample(path: Path, sample: int) -> list[StudyPair]:
         try:
             out.append(_pair(two, sample))
         except (ValueError, IndexError) as exc:
-            raise ValueError(f"{path.name}, lines {line + 2}-{line + 3}: {exc}") from None
+            first = line + 1 + header
+            raise ValueError(f"{path.name}, lines {first}-{first + 1}: {exc}") from None
     return out
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.advice.display.state import Reading
+from app.core.advice.display.state import levels_of as read_levels
 from app.core.advice.models.reviewers import EvidenceReviewer, HumanModel, features
 from app.core.advice.models.world import World, fit_labelled
 from app.core.advice.study.data import ATTRIBUTES, DISPLAYS, Answer, StudyPair, display_levels
@@ -125,12 +126,7 @@ def fit_human(answers: Sequence[Answer], pairs: Sequence[StudyPair]) -> tuple[Hu
 
 def levels_of(pair: StudyPair) -> dict[str, tuple[str, str]]:
     """The world model's level ``(s, z)`` of every attribute of a pair (values all read)."""
-    shown = pair.shown({})
-    full = pair.shown(display_levels(pair, "full"))
-    return {
-        a.name: (a.masked_class(), b.shown_class())
-        for a, b in zip(shown.attributes, full.attributes, strict=True)
-    }
+    return read_levels(pair.comparisons, name_swap=pair.swapped, rare=pair.rare)
 
 
 def random_pairs(pairs: Sequence[StudyPair], count: int = NONMATCHES, seed: int = 1):
