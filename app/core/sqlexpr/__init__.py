@@ -1,5 +1,6 @@
 """A safe grammar for the SQL of Splink settings: parse, check, write again (per dialect)."""
 
+from app.core.sqlexpr.cost import Cost, cost
 from app.core.sqlexpr.emit import DIALECTS, emit, text
 from app.core.sqlexpr.errors import SqlError
 from app.core.sqlexpr.functions import BLOCKING_FUNCTIONS, FUNCTIONS
@@ -30,6 +31,7 @@ __all__ = [
     "Case",
     "Cast",
     "Column",
+    "Cost",
     "Func",
     "In",
     "IsNull",
@@ -39,6 +41,7 @@ __all__ = [
     "Unary",
     "check_regex",
     "children",
+    "cost",
     "emit",
     "parse",
     "text",

@@ -1,6 +1,11 @@
 """Blocking: rules as data or in Splink's spelling, their candidate pairs, a project's pairs."""
 
-from app.projects.blocking.pairing import BlockingRefused, create_pairs, preview_blocking
+from app.projects.blocking.pairing import (
+    BlockingRefused,
+    count_candidates,
+    create_pairs,
+    preview_blocking,
+)
 from app.projects.blocking.parsing import parse_rules
 from app.projects.blocking.rules import TRANSFORMS, BlockingError, Key, Rule, candidate_pairs
 from app.projects.blocking.splink import parse_splink_rule, splink_sql
@@ -12,6 +17,7 @@ __all__ = [
     "Key",
     "Rule",
     "candidate_pairs",
+    "count_candidates",
     "create_pairs",
     "parse_rules",
     "parse_splink_rule",

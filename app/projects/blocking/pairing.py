@@ -21,6 +21,7 @@ from app.projects.blocking.rules import BlockingError
 __all__ = [
     "BlockingRefused",
     "BlockingPreview",
+    "count_candidates",
     "create_pairs",
     "max_pairs",
     "pair_records",
@@ -91,6 +92,13 @@ def _records(project: Project, rules=None):
         by_label.setdefault(label, {})[record_id] = record
     records_a = by_label.get("A", {})
     return records_a, (by_label.get("B", {}) if project.kind == ProjectKind.LINK else None)
+
+
+def count_candidates(project: Project, rules) -> int:
+    """How many distinct candidate pairs the parsed ``rules`` make in ``project`` (a Splink
+    model's blocking rules make the same pairs), counted without listing them."""
+    records_a, records_b = _records(project, rules)
+    return count_pairs(records_a, records_b, rules).total
 
 
 def preview_blocking(project: Project, raw_rules: object) -> BlockingPreview:

@@ -2,7 +2,9 @@
 
 :func:`check_model` accepts only the settings Splink knows, comparisons whose SQL reads the
 project's identifying attributes through the safe grammar of :mod:`app.core.sqlexpr`, and
-blocking rules in the grammar of :mod:`app.projects.blocking.splink`; it returns a
+blocking rules in the grammar of :mod:`app.projects.blocking.splink`, and no condition that
+can make a string longer than :data:`MAX_MADE_CHARS` from values of ``MAX_VALUE_CHARS``
+(:func:`app.core.sqlexpr.cost`: nested ``concat`` under an edit distance); it returns a
 :class:`~.model.Model` of trees. Settings that would keep record values in Splink's output
 (``retain_matching_columns``, ``additional_columns_to_retain``) or name the working tables'
 columns are ignored: the application decides those.
@@ -15,8 +17,10 @@ import math
 import re
 from collections.abc import Collection, Mapping
 
+from flask import current_app, has_app_context
+
 from app.core.disclosure import AttributeType
-from app.core.sqlexpr import Node, SqlError, parse
+from app.core.sqlexpr import Node, SqlError, cost, parse
 from app.projects.blocking import BlockingError, Rule, parse_splink_rule
 from app.projects.blocking.rules import MAX_RULES
 from app.projects.scoring.forms import read_forms
@@ -52,6 +56,8 @@ LINK_TYPES = {
 #: What Splink writes for a level no pair of the training data reached.
 NOT_OBSERVED = "level not observed in training dataset"
 MAX_COMPARISONS, MAX_LEVELS, MAX_LABEL = 40, 30, 200
+#: The longest string a condition may make: two whole records (MAX_RECORD_CHARS each).
+MAX_MADE_CHARS = 20_000
 
 
 class ModelError(ValueError):
@@ -99,6 +105,8 @@ def check_model(
     comparisons = _comparisons(data.get("comparisons"), attributes, problems)
     forms = read_forms(comparisons, attributes)
     problems += forms.problems
+    if not problems:
+        problems += _too_long_strings(comparisons)
     if problems:
         raise ModelError([_why_unknown(p, others) for p in problems])
     notes = forms.notes + tuple(
@@ -109,6 +117,26 @@ def check_model(
         "link_only" if kind == "link" else "dedupe_only", rules, comparisons,
         probability, convergence, iterations, notes,  # type: ignore[arg-type]
     )  # fmt: skip
+
+
+def _too_long_strings(comparisons: tuple[Comparison, ...]) -> list[str]:
+    """Each condition that can make a string past :data:`MAX_MADE_CHARS` when every value
+    is as long as ``MAX_VALUE_CHARS`` allows."""
+    config = current_app.config if has_app_context() else {}
+    most = int(config.get("MAX_VALUE_CHARS", 1_000))
+    problems = []
+    for i, comparison in enumerate(comparisons):
+        for j, level in enumerate(comparison.levels):
+            if level.condition is None:
+                continue
+            made = cost(level.condition, lambda _column: most).widest
+            if made > MAX_MADE_CHARS:
+                problems.append(
+                    f"comparisons[{i}].comparison_levels[{j}].sql_condition: it can make a "
+                    f"string of {made:,} characters from values of {most:,} (MAX_VALUE_CHARS); "
+                    f"a condition may make at most {MAX_MADE_CHARS:,}"
+                )
+    return problems
 
 
 _UNKNOWN = re.compile(r"unknown attribute ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")

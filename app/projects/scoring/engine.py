@@ -5,7 +5,9 @@ cancelled job's running query is interrupted within a poll, :mod:`app.jobs`).
 The predictions file has Splink's predict columns — ``source_dataset_l, unique_id_l,
 source_dataset_r, unique_id_r, match_weight, match_probability, match_key`` — with the
 records' ids from their files and the sources as ``A``/``B``: the scored-pairs format the
-project imports. No identifying value is in it.
+project imports. No identifying value is in it. Before predicting, the run estimates what
+it will compute (:mod:`.budget`: candidate pairs, the work of one pair at the records' longest
+values) and predicts nothing past its bounds (:attr:`Outcome.refused`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from app.jobs.status import report_step
 from app.models import Project, ProjectKind
 from app.projects.blocking import Rule
 from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
+from app.projects.scoring.budget import estimate, note_lengths, refusal
 from app.projects.scoring.menu import Training
 from app.projects.scoring.model import Comparison, Model
 from app.projects.scoring.recovery import (
@@ -64,6 +67,8 @@ class Outcome:
     backend: str
     seconds: float
     phases: dict = dataclasses.field(default_factory=dict)  # seconds per phase
+    estimate: dict | None = None  # what predicting would compute (budget.Estimate)
+    refused: str | None = None  # why nothing was predicted: past a bound of budget
 
 
 def _backend(name: str, work_dir: Path):
@@ -115,6 +120,8 @@ def run_scoring(
     engine = None
     phases: dict[str, float] = {}
     clock = time.monotonic()
+    longest: dict[str, int] = {}
+    found = refused = None
 
     def phase(name: str) -> None:
         nonlocal clock
@@ -127,7 +134,9 @@ def run_scoring(
         with interrupt_on_cancel(progress, engine.interrupt):  # a cancel stops a query
             ids: dict[str, list] = {label: [] for label in labels}
             steps.begin(f"reading the records into {name}")
+            columns = {a: layout.column(a) for a in layout.attributes}
             for label, batch, external in record_batches(project, layout):
+                note_lengths(longest, batch, columns)
                 engine.append(label, batch)
                 ids[label].append((batch.column(0).to_numpy(), external))
                 steps.advance(limit=load_steps)
@@ -144,6 +153,10 @@ def run_scoring(
                 phase("train")
             pairs = None
             if predict_to is not None:
+                steps.begin("estimating the candidate pairs and their work")
+                found = estimate(project, model, longest)
+                refused = refusal(found, current_app.config)
+            if predict_to is not None and refused is None:
                 rules = len(model.rules)
                 steps.begin(f"predicting: scoring the candidate pairs of {rules} blocking rule(s)")
                 predictions = linker.inference.predict()
@@ -158,7 +171,8 @@ def run_scoring(
         if engine is not None:
             engine.close()
         work.release()
-    return Outcome(model, pairs, name, time.monotonic() - started, phases)
+    seconds = time.monotonic() - started
+    return Outcome(model, pairs, name, seconds, phases, found and found.as_dict(), refused)
 
 
 class Steps:

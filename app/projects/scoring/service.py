@@ -174,11 +174,10 @@ def run_training(project_id: int, model_id: int, then_score: bool, *, progress) 
     row = db.session.get(ScoringModel, model_id)
     row.settings = outcome.model.as_json()
     row.backend = outcome.backend
-    if path is not None:
+    if path is not None and outcome.refused is None:
         _record_predictions(row, path, outcome.pairs)
     db.session.commit()
-    return {"project_id": project_id, "model_id": model_id, "pairs": outcome.pairs,
-            "backend": outcome.backend, "seconds": round(outcome.seconds, 1)}  # fmt: skip
+    return _result(project_id, model_id, outcome)
 
 
 def run_predictions(project_id: int, model_id: int, *, progress) -> dict:
@@ -193,10 +192,17 @@ def run_predictions(project_id: int, model_id: int, *, progress) -> dict:
     outcome = run_scoring(project, model, predict_to=path, progress=progress)
     row = db.session.get(ScoringModel, model_id)
     row.backend = outcome.backend
-    _record_predictions(row, path, outcome.pairs)
+    if outcome.refused is None:
+        _record_predictions(row, path, outcome.pairs)
     db.session.commit()
+    return _result(project_id, model_id, outcome)
+
+
+def _result(project_id: int, model_id: int, outcome) -> dict:
+    """A job's result: what was scored, or why nothing was (its estimate and the bound)."""
     return {"project_id": project_id, "model_id": model_id, "pairs": outcome.pairs,
-            "backend": outcome.backend, "seconds": round(outcome.seconds, 1)}  # fmt: skip
+            "backend": outcome.backend, "seconds": round(outcome.seconds, 1),
+            "estimate": outcome.estimate, "refused": outcome.refused}  # fmt: skip
 
 
 def _record_predictions(row: ScoringModel, path: Path, pairs: int | None) -> None:

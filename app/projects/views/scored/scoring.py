@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from flask import abort, flash, jsonify, redirect, render_template, request, send_file, url_for
+from flask import (
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 from flask_login import current_user
 
 from app import charts
@@ -23,6 +33,7 @@ from app.projects.scoring import (
     submit_training,
     upload_model,
 )
+from app.projects.scoring.budget import bounds
 from app.projects.scoring.charts import level_rows, m_u_chart, match_weights_chart
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
@@ -40,6 +51,7 @@ def _page(project, problems=(), status=200):
         "projects/scoring.html", project=project, row=row, model=model, problems=list(problems),
         rows=level_rows(model) if model else [], choices=CHOICES, form=request.form, jobs=jobs,
         charts={name: build(model) for name, build in CHARTS.items()} if model else {},
+        scoring_bounds=bounds(current_app.config),
     ), status  # fmt: skip
 
 
