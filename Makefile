@@ -1,6 +1,8 @@
 # Two commands set everything up on a fresh machine:
-#   make run   - create .venv, install, migrate, load demo data if empty, serve :5000
-#   make test  - create .venv, install dev tools (and chromium as root), run every test
+#   make run   - create .venv, install, compile the kernels, migrate, load demo data if empty,
+#                serve :5000
+#   make test  - create .venv, install dev tools (and chromium as root), compile the kernels,
+#                run every test
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -22,7 +24,14 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt requirements-spark.txt | $(B
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@ $(VENV)/.runtime
 
-run: $(VENV)/.runtime
+# The trajectory kernels compiled into numba's cache (beside their source) once per checkout
+# and again when they change, so that no user's first report compiles them.
+KERNELS := app/core/trajectory/fast/__pycache__/.compiled
+$(KERNELS): app/core/trajectory/fast/*.py | $(VENV)/.runtime
+	@$(FLASK) analytics compile-kernels
+	@touch $@
+
+run: $(VENV)/.runtime $(KERNELS)
 	@$(FLASK) demo --if-empty
 	@echo "Serving http://$(HOST):$(PORT)  (Ctrl-C stops)"
 	FLASK_SESSION_COOKIE_SECURE=false $(FLASK) run --host $(HOST) --port $(PORT)
@@ -43,10 +52,10 @@ java:
 	  else echo "java is missing: the Spark test will be skipped (CI=true fails it)"; fi; \
 	fi
 
-test: $(VENV)/.dev chromium java
+test: $(VENV)/.dev chromium java $(KERNELS)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-postgres: $(VENV)/.dev chromium java
+test-postgres: $(VENV)/.dev chromium java $(KERNELS)
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test} \
 	  $(BIN)/python -m pytest $(PYTEST_ARGS)
 

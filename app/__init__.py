@@ -24,8 +24,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     ``instance/config.py``, then ``FLASK_``-prefixed environment variables; ``test_config``
     (tests only) replaces the last three.
 
-    Started by ``flask analytics rl|belief|links|release-risk`` (computations on files, no
-    database), the app is only its configuration and that command: no model, extension or
+    Started by ``flask analytics rl|belief|links|release-risk|compile-kernels`` (computations
+    on files, no database), the app is only its configuration and that command: no model, extension or
     blueprint is imported (:func:`app.cli.pure_command`).
     """
     from app.cli import pure_command, register_pure

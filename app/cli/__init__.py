@@ -10,9 +10,10 @@ import sys
 
 from flask import Flask
 
-#: ``analytics`` commands that compute on their files alone, and the modules adding them.
+#: ``analytics`` commands that compute on files alone, and the modules adding them.
 PURE = {
     "rl": "app.cli.trajectory",
+    "compile-kernels": "app.cli.trajectory",
     "belief": "app.cli.belief",
     "links": "app.cli.belief",
     "release-risk": "app.cli.release",

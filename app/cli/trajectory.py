@@ -158,3 +158,16 @@ def _text(result: dict) -> str:
             f" in {row['seconds']:.3f} s"
         )
     return "\n".join(lines)
+
+
+@analytics.command("compile-kernels")
+def compile_kernels() -> None:
+    """Compile the trajectory kernels into numba's on-disk cache (make run and make test do it
+    once per checkout; a deploy runs it beside `db upgrade`), so no report compiles them."""
+    from app.core.trajectory.fast.warm import warm
+
+    counts = warm()
+    click.echo(
+        f"trajectory kernels: {counts['misses']} signature(s) compiled, "
+        f"{counts['hits']} loaded from the cache"
+    )

@@ -68,3 +68,12 @@ def test_a_pure_command_imports_no_model_and_answers_as_the_whole_app(runner):
     probe = json.loads(done.stderr.strip().splitlines()[-1])
     assert probe == {"code": 0, "loaded": [], "app": []}, done.stderr
     assert json.loads(done.stdout) == json.loads(runner.invoke(args=args).output)
+
+
+def test_compile_kernels_calls_every_kernel_once(runner):
+    from app.core.trajectory.fast.warm import cache_counts
+
+    result = runner.invoke(args=["analytics", "compile-kernels"])
+    assert result.exit_code == 0 and "loaded from the cache" in result.output, result.output
+    counts = cache_counts()  # this process: each top-level kernel compiled or loaded
+    assert counts["hits"] + counts["misses"] >= 2
