@@ -25,8 +25,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     (tests only) replaces the last three.
 
     Started by ``flask analytics rl|belief|links|release-risk|compile-kernels`` (computations
-    on files, no database), the app is only its configuration and that command: no model, extension or
-    blueprint is imported (:func:`app.cli.pure_command`).
+    on files, no database), the app is only its configuration and that command: no model,
+    extension or blueprint is imported (:func:`app.cli.pure_command`).
     """
     from app.cli import pure_command, register_pure
 

@@ -31,6 +31,7 @@ ENSEMBLE = ("martinez2021", "corrected", "dtw", "frechet", "hausdorff", "edr")
 def calibrate(progress, originals, corrected: bool, total: int) -> Calibration:
     """λ and max_dist over the originals, in chunks (progress stays at 0 of ``total``)."""
     from app.core.trajectory.fast import calibration_part, finish_calibration, plan_calibration
+
     flat, ranges = plan_calibration(originals, corrected, CALIBRATION_CHUNKS)
     parts = chunk_map(
         progress, calibration_part, ranges, shared=(flat, corrected), total=total, advance=False
@@ -51,6 +52,7 @@ def search(progress, name, originals, anonymized, lam, *, windowed, percent, don
         query_chunks,
         search_chunk,
     )
+
     size = chunk_size(len(anonymized))
     if name not in COMPILED:
         return _plain_search(progress, originals, anonymized, windowed, percent, done, total)
