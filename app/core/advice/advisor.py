@@ -17,7 +17,9 @@ cells (one per row); each of its cells carries the step's gain and cost (the sum
 previewed KAPR costs, the same function that charges a reveal; exact under the ``row``
 evidence model, where a reveal changes only its own row's costs). The suggestion is the
 cheaper cell of the step with the most gain per unit of cost among those gaining at least
-``min_gain`` and affordable within ``room``; when there is none, the display suffices.
+``min_gain`` and affordable within ``room``. The display suffices when no step gains
+``min_gain``; a step worth it that the budget cannot pay leaves no suggestion, and the display
+does not suffice.
 """
 
 from __future__ import annotations
@@ -91,14 +93,15 @@ def advise(
         gain = gain if row in rows else 0.0
         per = _per_cost(gain, step_cost) if gain > 0 else None
         cells.append(CellAdvice(row, name, gain, cost, step_cost, per))
-    for name, (rows, gain, step_cost) in steps.items():
-        if gain < min_gain or (room is not None and step_cost > room):
+    worth = {name: step for name, step in steps.items() if step[1] >= min_gain}
+    for name, (rows, gain, step_cost) in worth.items():
+        if room is not None and step_cost > room:
             continue
         key = (_per_cost(gain, step_cost), gain, -_position(shown, name))
         if best_key is None or key > best_key:
             cheapest = min(rows, key=lambda r: (costs[r, name], r))
             best, best_key = (cheapest, name), key
-    return Advice(now, tuple(cells), best, best is None)
+    return Advice(now, tuple(cells), best, not worth)
 
 
 def _per_cost(gain: float, cost: Fraction) -> float:

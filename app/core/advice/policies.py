@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from app.core.advice.advisor import MIN_GAIN, advise
@@ -47,15 +47,10 @@ class Case:
     swapped: frozenset[str] = frozenset()
     rare: frozenset[str] = frozenset()
     shown_always: tuple[str, ...] = ()
-    levels: dict = field(default_factory=dict)
 
     def shown(self, levels, markup: bool = True) -> Shown:
         return shown_pair(
-            self.comparisons,
-            levels,
-            name_swap=self.swapped,
-            rare=self.rare if markup else frozenset(),
-            markup=markup,
+            self.comparisons, levels, name_swap=self.swapped, rare=self.rare, markup=markup
         )
 
     def levels_read(self) -> dict[str, tuple[str, str]]:

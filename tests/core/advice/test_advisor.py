@@ -111,18 +111,18 @@ def test_the_suggestion_is_the_best_affordable_step(reviewers, drawn):
     _values, comparisons, levels, costs, _rng = drawn
     shown = shown_pair(comparisons, levels)
     advice = advise(shown, costs, human, world)
-    assert advice.suffices == (advice.suggestion is None)
     worth = [c for c in advice.cells if c.gain >= 0.01]
+    assert advice.suffices == (not worth)
     if advice.suggestion is None:
-        assert not worth
+        assert not worth  # no room limit: a step worth its cost is always suggested
         return
     row, attribute = advice.suggestion
     assert levels[row, attribute] is Level.MASKED and (row, attribute) in costs
     best = max(c.per_cost for c in worth)
     chosen = next(c for c in advice.cells if (c.row, c.attribute) == advice.suggestion)
     assert chosen.per_cost == best
-    nothing_left = advise(shown, costs, human, world, room=Fraction(-1))
-    assert nothing_left.suffices and nothing_left.suggestion is None
+    broke = advise(shown, costs, human, world, room=Fraction(-1))
+    assert broke.suggestion is None and not broke.suffices  # worth it, but not affordable
 
 
 def test_a_masked_nickname_is_worth_opening_for_people(reviewers):

@@ -151,7 +151,8 @@ def shown_pair(
 ) -> Shown:
     """Return what a pair displays: ``comparisons`` by attribute in display order, the stored
     ``levels`` by ``(row, attribute)`` (masked when absent), the name attributes the name-swap
-    marker covers and the identical names whose frequency marker says unique or rare."""
+    marker covers and the identical names whose frequency marker says unique or rare (a
+    display without ``markup``, the study's baseline, shows no frequency marker)."""
     attributes = []
     for name, cmp in comparisons.items():
         sides = []
@@ -166,7 +167,7 @@ def shown_pair(
                 cmp.relation,
                 (sides[0], sides[1]),
                 swapped=name in name_swap,
-                rare=name in rare and cmp.relation == IDENTICAL,
+                rare=markup and name in rare and cmp.relation == IDENTICAL,
             )
         )
     return Shown(tuple(attributes), markup)

@@ -103,11 +103,7 @@ class StudyPair:
 
     def shown(self, levels: Mapping[tuple[int, str], Level], *, markup: bool = True) -> Shown:
         return shown_pair(
-            self.comparisons,
-            levels,
-            name_swap=self.swapped,
-            rare=self.rare if markup else frozenset(),
-            markup=markup,
+            self.comparisons, levels, name_swap=self.swapped, rare=self.rare, markup=markup
         )
 
 
