@@ -190,9 +190,9 @@ def _text(column, name: str, bound: Bound, offset: int, problems, found, most_li
     else:
         message = "not UTF-8 text"
     if bad.any():
-        indices = column.indices.to_numpy(zero_copy_only=False)
+        indices = pc.fill_null(column.indices, 0).to_numpy(zero_copy_only=False)
         valid = ~column.is_null().to_numpy(zero_copy_only=False)
-        rows = np.flatnonzero(valid & bad[np.where(valid, indices, 0)]) + offset
+        rows = np.flatnonzero(valid & bad[indices]) + offset
         room = max(0, most_listed - len(problems))
         problems.extend(f"row {r + 1}, column {name!r}: {message}" for r in rows[:room].tolist())
         found[name] = (message, found.get(name, ("", 0))[1] + len(rows))

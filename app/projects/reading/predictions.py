@@ -246,7 +246,7 @@ def _columns(table: pa.Table, fmt: str, max_id: int) -> ScoredPairs:
     }
     trimmed = {name: pc.utf8_trim_whitespace(column) for name, column in text.items()}
     for name, column in text.items():
-        empty = pc.or_(pc.is_null(column), pc.equal(pc.utf8_length(trimmed[name]), 0))
+        empty = pc.or_kleene(pc.is_null(column), pc.equal(pc.utf8_length(trimmed[name]), 0))
         _flag(problems, empty, name, "empty")
         _flag(problems, pc.greater(pc.utf8_length(column), max_id), name, refusal("id", max_id))
     scores = {name: _numbers(table, name, problems) for name in SCORE_COLUMNS if name in names}

@@ -41,11 +41,6 @@ def long_text(chars: int) -> str:
 
 
 @pytest.fixture
-def app_overrides(tmp_path):
-    return {"UPLOAD_FOLDER": str(tmp_path / "uploads")}
-
-
-@pytest.fixture
 def users(app):
     with app.app_context():
         manager, admin = make_user("max", "manager"), make_user("ada", "admin")

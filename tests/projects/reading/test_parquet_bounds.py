@@ -157,6 +157,18 @@ def test_a_long_id_in_many_rows_is_listed_then_counted():
     assert problems[-1].endswith("in 1,000 rows in all") and SECRET not in str(problems)
 
 
+def test_a_missing_id_beside_a_long_one_is_named_by_row():
+    ids = pa.array([None, "a1", "x" * 5_000, None]).dictionary_encode()
+    data = parquet({"unique_id_l": ids, "unique_id_r": ["b1"] * 4, "match_probability": [0.5] * 4})
+    with pytest.raises(PredictionsError) as refused:
+        read_predictions(data)
+    assert [p.split(":")[0] for p in refused.value.problems] == ["row 3, column 'unique_id_l'"]
+    missing = pa.array([None, "a1"]).dictionary_encode()
+    data = parquet({"unique_id_l": missing, "unique_id_r": ["b1"] * 2, "match_weight": [1.0, 2.0]})
+    with pytest.raises(PredictionsError, match="row 1, column 'unique_id_l': empty"):
+        read_predictions(data)
+
+
 def test_within_the_bounds_a_dictionary_file_reads_whole_in_batches(monkeypatch):
     from app.projects.reading import parquet as module
 

@@ -94,13 +94,8 @@ def test_a_run_within_its_bounds_scores_the_pairs_it_estimated(app, manager):
 
 
 @pytest.fixture
-def app_overrides(tmp_path):
-    return {
-        "UPLOAD_FOLDER": str(tmp_path / "uploads"),
-        "SCORING_WORK_DIR": str(tmp_path / "work"),
-        "SCORING_OUTPUT_DIR": str(tmp_path / "scores"),
-        "SCORING_MAX_WORK": 10**6,  # a million character operations
-    }
+def app_overrides(app_overrides):
+    return {**app_overrides, "SCORING_MAX_WORK": 10**6}  # a million character operations
 
 
 def test_long_values_under_an_edit_distance_are_refused_before_predicting(app, client, manager):
