@@ -62,8 +62,9 @@ def _lock_admins(user: User, by: User | None) -> list[User]:
     """Hold the active admins' rows (and ``user``'s and ``by``'s) to the transaction's end,
     their attributes read afresh.
 
-    PostgreSQL: ``SELECT ... FOR UPDATE`` in id order (two changes queue instead of
-    deadlocking); one that waited reads the rows as the other committed them. SQLite: the
+    PostgreSQL: ``SELECT ... FOR NO KEY UPDATE`` in id order (two changes queue instead of
+    deadlocking; a row that merely references a user, an audit or a reveal, is not held up);
+    one that waited reads the rows as the other committed them. SQLite: the
     write lock (:func:`~app.database.begin_write`; a transaction that began as a read takes it
     here), then the same rows read again.
     """
@@ -76,8 +77,8 @@ def _lock_admins(user: User, by: User | None) -> list[User]:
         .order_by(User.id)
         .execution_options(populate_existing=True)
     )
-    if connection.dialect.name != "sqlite":
-        query = query.with_for_update()
+    if connection.dialect.name != "sqlite":  # NO KEY UPDATE: inserts that reference a user go on
+        query = query.with_for_update(key_share=True)
     return list(db.session.scalars(query))
 
 
