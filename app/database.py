@@ -163,6 +163,9 @@ def _hook_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # What any statement deletes is overwritten with zeros, not left in free space (the
+        # default of some builds only); a close-out's VACUUM does the rest (custody.erasure).
+        cursor.execute("PRAGMA secure_delete=ON")
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.close()

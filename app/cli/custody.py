@@ -3,7 +3,8 @@
 ``close`` writes the final exports (and their ``SHA256SUMS``) to ``--out`` before it
 destroys anything; ``close-due`` (run daily, e.g. from cron) closes every project whose
 ``auto_close_days`` have passed since completion, writing its exports under the archive
-folder (``--out``, else ``CLOSEOUT_ARCHIVE_DIR``, else ``instance/closeouts``).
+folder (``--out``, else ``CLOSEOUT_ARCHIVE_DIR``, else ``instance/closeouts``), and erases
+from the database files what an earlier close-out could not yet (``erase_storage``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from app.projects.custody import (
     RecordNotFound,
     close_due,
     close_project,
+    describe,
     digest,
     disclosure_summary,
+    erase_storage,
     final_exports,
     finish_destruction,
+    pending_erasures,
     record_disclosures,
     set_auto_close,
     write_exports,
@@ -101,10 +105,15 @@ def close_command(project_id: int, username: str, out: Path):
     except CloseOutRefused as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
+    destroyed, sums = row.destroyed, digest(row.exports)
     db.session.commit()
-    click.echo(f"closed out project {project_id}; exports in {out} (digest {digest(row.exports)})")
-    for what, count in row.destroyed.items():
+    erasure = erase_storage([project_id])
+    click.echo(f"closed out project {project_id}; exports in {out} (digest {sums})")
+    for what, count in destroyed.items():
         click.echo(f"  destroyed {what}: {count}")
+    click.echo(f"  {describe(erasure)}")
+    for line in erasure.detail["beyond_reach"]:
+        click.echo(f"  beyond the application's reach: {line}")
 
 
 @projects.command("close-due")
@@ -115,14 +124,18 @@ def close_due_command(out: Path | None):
         current_app.config.get("CLOSEOUT_ARCHIVE_DIR")
         or Path(current_app.instance_path, "closeouts")
     )
-    done = close_due(archive)
+    done = [(item.closeout.project_id, item.directory) for item in close_due(archive)]
     left = finish_destruction()
     db.session.commit()
-    for item in done:
-        click.echo(f"closed out project {item.closeout.project_id}; exports in {item.directory}")
+    pending = pending_erasures()  # these closed now, and any an earlier pass could not finish
+    erasure = erase_storage(pending)
+    for project_id, directory in done:
+        click.echo(f"closed out project {project_id}; exports in {directory}")
     click.echo(
         f"{len(done)} project(s) closed" + (f"; {left} vault row(s) removed" if left else "")
     )
+    if erasure is not None:
+        click.echo(f"{len(pending)} project(s) destroyed, {describe(erasure)}")
 
 
 @projects.command("auto-close")

@@ -36,7 +36,7 @@ from app.models.project import (
 )
 from app.models.quality import AlertAction, CheckSource, QualityCheck, ReviewerAlert
 from app.models.record import Record, SourceIndex, VaultRecord
-from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy
+from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy, StorageErasure
 from app.models.round import Round
 from app.models.scoring import ScoringModel
 from app.models.user import AccountEvent, ApiToken, Role, User
@@ -81,6 +81,7 @@ __all__ = [
     "ScoringModel",
     "Source",
     "SourceIndex",
+    "StorageErasure",
     "User",
     "VaultRecord",
     "current_answer_ids",

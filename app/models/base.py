@@ -23,3 +23,15 @@ def forbid_updates(model: type) -> None:
     @event.listens_for(model, "before_update")
     def _refuse(_mapper, _connection, target):
         raise PermissionError(f"{type(target).__name__} rows are append-only")
+
+
+def no_statistics(model: type, column: str) -> None:
+    """Keep PostgreSQL from sampling ``column`` into ``pg_statistic`` (``ANALYZE``, autovacuum
+    too, copies a column's common values there), for columns of uploaded values: a close-out
+    rewrites its tables but cannot rewrite the catalog. The migration ``c9e2f4a7b1d8`` sets
+    the same on existing databases."""
+    from sqlalchemy import DDL, event
+
+    table = model.__table__.name
+    statement = DDL(f'ALTER TABLE {table} ALTER COLUMN "{column}" SET STATISTICS 0')
+    event.listen(model.__table__, "after_create", statement.execute_if(dialect="postgresql"))

@@ -8,7 +8,7 @@ from sqlalchemy import CheckConstraint, DateTime, ForeignKey, String, UniqueCons
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
-from app.models.base import forbid_updates, utcnow
+from app.models.base import forbid_updates, no_statistics, utcnow
 
 
 class NameFrequency(db.Model):
@@ -28,6 +28,9 @@ class NameFrequency(db.Model):
     kind: Mapped[str] = mapped_column(String(1))
     name: Mapped[str] = mapped_column(String(200))
     count: Mapped[int]
+
+
+no_statistics(NameFrequency, "name")
 
 
 class BudgetChange(db.Model):

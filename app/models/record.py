@@ -8,6 +8,7 @@ from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, UniqueConst
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
+from app.models.base import no_statistics
 
 
 def new_pseudonym() -> str:
@@ -81,3 +82,8 @@ class VaultRecord(db.Model):
     pseudonym: Mapped[str] = mapped_column(String(32), primary_key=True)
     project_id: Mapped[int] = mapped_column(index=True)
     values: Mapped[dict] = mapped_column(JSON)
+
+
+no_statistics(Record, "values")
+no_statistics(SourceIndex, "data")
+no_statistics(VaultRecord, "values")

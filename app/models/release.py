@@ -91,3 +91,26 @@ class CloseOut(db.Model):
 
 
 forbid_updates(CloseOut)
+
+
+class StorageErasure(db.Model):
+    """One pass over the database files after a close-out (append-only; the newest counts).
+
+    The close-out's rows are deleted in its transaction; what makes their bytes unreadable on
+    disk runs after its commit (``app.projects.custody.erasure``): ``complete`` says it did,
+    ``detail`` what was done per database or why it waits (``pending``), and what lies beyond
+    the application's reach (``beyond_reach``). Never a value.
+    """
+
+    __tablename__ = "storage_erasures"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    complete: Mapped[bool] = mapped_column(default=False)
+    detail: Mapped[dict] = mapped_column(JSON)
+
+
+forbid_updates(StorageErasure)

@@ -16,8 +16,10 @@ from app.projects.custody import (
     CloseOutRefused,
     close_project,
     digest,
+    erase_storage,
     export_hashes,
     final_exports,
+    latest_erasure,
     set_auto_close,
     unsettled_pairs,
 )
@@ -34,6 +36,11 @@ CLOSEOUT = {
         "by": {"type": ["string", "null"]},
         "automatic": {"type": "boolean"},
         "destroyed": {"type": "object"},
+        "erasure": {
+            "type": ["object", "null"],
+            "description": "the newest pass over the database files: complete, at, "
+            "databases (done or pending, per database) and beyond_reach",
+        },
         "exports": {"type": "object"},
         "digest": {"type": ["string", "null"]},
         "unsettled_pairs": {"type": "integer"},
@@ -57,10 +64,14 @@ AUTO_BODY = {
 def _record(project) -> dict:
     row = db.session.scalar(select(CloseOut).where(CloseOut.project_id == project.id))
     by = db.session.get(User, row.closed_by) if row.closed_by else None
+    erasure = latest_erasure(project.id)
     return {
         "closed": True, "at": row.at.isoformat(), "by": by.username if by else None,
         "automatic": row.automatic, "destroyed": row.destroyed, "exports": row.exports,
         "digest": digest(row.exports),
+        "erasure": None if erasure is None else {
+            "complete": erasure.complete, "at": erasure.at.isoformat(), **erasure.detail,
+        },
     }  # fmt: skip
 
 
@@ -100,6 +111,7 @@ def closeout_close_view(project_id: int):
         db.session.rollback()
         abort(409, str(exc))
     db.session.commit()
+    erase_storage([project_id])
     return jsonify(_record(project)), 201
 
 

@@ -22,6 +22,12 @@ from app.projects.custody.disclosures import (
     record_disclosures,
 )
 from app.projects.custody.due import ClosedDue, close_due, due_projects, set_auto_close
+from app.projects.custody.erasure import (
+    describe,
+    erase_storage,
+    latest_erasure,
+    pending_erasures,
+)
 from app.projects.custody.summary import (
     DisclosureSummary,
     disclosure_chart,
@@ -41,14 +47,18 @@ __all__ = [
     "close_due",
     "close_project",
     "completed_at",
+    "describe",
     "digest",
     "disclosure_chart",
     "disclosure_summary",
     "due_projects",
+    "erase_storage",
     "export_hashes",
     "final_archive",
     "final_exports",
     "finish_destruction",
+    "latest_erasure",
+    "pending_erasures",
     "project_disclosures",
     "record_disclosures",
     "set_auto_close",

@@ -9,7 +9,9 @@ reveal events (value-free) and the close-out record, which says who closed the p
 what was destroyed and the SHA-256 of each final export as produced just before.
 
 The two databases commit one after the other, not atomically: :func:`finish_destruction`
-(run by ``flask projects close-due``) deletes vault rows any closed project still has.
+(run by ``flask projects close-due``) deletes vault rows any closed project still has. What
+the deleted rows leave in the database files is erased after the commit
+(:mod:`app.projects.custody.erasure`; every caller runs ``erase_storage`` once committed).
 """
 
 from __future__ import annotations
@@ -213,13 +215,7 @@ def _destroy(project: Project) -> dict[str, int]:
     """Delete the project's values; return how many of each kind went."""
     from app.projects.scoring.service import remove_project_files
 
-    pid = project.id
-    for model in (Record, VaultRecord):  # one connection per database bind
-        connection = db.session.connection(bind_arguments={"mapper": model})
-        if connection.dialect.name == "sqlite":
-            # Overwrite what is deleted or replaced with zeros rather than leave it readable
-            # in the file's free pages (the default of some SQLite builds, not of all).
-            connection.exec_driver_sql("PRAGMA secure_delete = ON")
+    pid = project.id  # (SQLite zeroes what is deleted: secure_delete, app.database)
     records = db.session.execute(
         update(Record).where(Record.project_id == pid).values(values={}, characters=0)
     ).rowcount

@@ -1,5 +1,7 @@
 """Cancel interrupts a scoring run; a killed run's working folder is swept; close-out waits
-for a folder a live process holds (issue 42, point 3). Small projects, a few seconds each."""
+for a folder a live process holds (issue 42, point 3): after a cancelled and after a killed
+run, close-out leaves no working folder and no value on the disk (raw bytes of the database
+files and of every file under the test's folder). Small projects, a few seconds each."""
 
 from __future__ import annotations
 
@@ -19,11 +21,12 @@ from app import create_app, jobs
 from app.extensions import db
 from app.jobs import executor
 from app.models import Job, Project, User
-from app.projects.custody import CloseOutRefused, close_project
+from app.projects.custody import CloseOutRefused, close_project, erase_storage
 from app.projects.scoring import submit_scoring, upload_model
 from app.projects.scoring.recovery import claim_work_dir, held, sweep_work_dirs
 from app.review.answers.save import save_answer
 from tests.factories import make_assignment, make_user
+from tests.projects.custody.disk import stored_values, values_on_disk
 from tests.projects.scoring.febrl import febrl4_project
 from tests.projects.scoring.hang import MARK, hang_in_duckdb
 
@@ -62,8 +65,22 @@ def hanging(app) -> bool:
     return any((f / MARK).exists() for f in folders(app))
 
 
-def test_a_cancel_interrupts_the_running_query_and_its_folder_goes(
-    app, small, manager, monkeypatch
+def close_out(app, project_id: int) -> None:
+    """Close the project out as its page does (the pass over the files included)."""
+    with app.app_context():
+        project = db.session.get(Project, project_id)
+        close_project(project, project.owner)
+        db.session.commit()
+        assert erase_storage([project_id]).complete
+
+
+def values_of(app, project_id: int) -> list[str]:
+    with app.app_context():
+        return stored_values(project_id)
+
+
+def test_a_cancel_interrupts_the_running_query_and_nothing_is_left_after_close_out(
+    app, small, manager, monkeypatch, tmp_path
 ):
     hang_in_duckdb(monkeypatch)
     pool = ThreadPoolExecutor(max_workers=1)
@@ -84,10 +101,14 @@ def test_a_cancel_interrupts_the_running_query_and_its_folder_goes(
         job = db.session.get(Job, job_id)
         assert (job.status, job.result) == ("cancelled", None)
     assert folders(app) == []
+    values = values_of(app, small)
+    close_out(app, small)
+    with app.app_context():
+        assert values_on_disk(values, tmp_path) == {}
 
 
-def test_a_killed_run_leaves_its_folder_until_the_start_sweeps_it(
-    app, small, manager, database_config
+def test_a_killed_run_leaves_its_folder_with_values_and_close_out_removes_it(
+    app, small, manager, database_config, tmp_path
 ):
     config = {k: v for k, v in app.config.items() if k in database_config}
     config["SCORING_WORK_DIR"] = app.config["SCORING_WORK_DIR"]
@@ -97,6 +118,7 @@ def test_a_killed_run_leaves_its_folder_until_the_start_sweeps_it(
          str(manager)],
         cwd=REPO,
     )  # fmt: skip
+    values = values_of(app, small)
     try:
         wait_for(lambda: hanging(app) or child.poll() is not None, "the child's run")
         assert child.poll() is None, "the child's run ended instead of hanging"
@@ -111,15 +133,27 @@ def test_a_killed_run_leaves_its_folder_until_the_start_sweeps_it(
         child.wait()
     (left,) = folders(app)
     assert held(left) is False  # the kernel let go of the dead process's lock
+    with app.app_context():
+        assert values_on_disk(values, left), "the dead run's DuckDB files hold no value?"
+        assert db.session.scalars(db.select(Job.status)).one() == "running"  # as it died
+    close_out(app, small)
+    assert folders(app) == []
+    with app.app_context():
+        assert values_on_disk(values, tmp_path) == {}
+
+
+def test_the_start_sweeps_what_a_killed_run_left(app, database_config):
+    root = Path(app.config["SCORING_WORK_DIR"])
+    root.mkdir(parents=True, exist_ok=True)
+    dead = claim_work_dir(root, "job7-project1-")
+    dead.lock.close()
     started = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False,
-                          "JOBS_RECONCILE_ON_START": True, **config})  # fmt: skip
+                          "JOBS_RECONCILE_ON_START": True, **database_config,
+                          "SCORING_WORK_DIR": str(root)})  # fmt: skip
     with started.app_context():
         for engine in db.engines.values():
             engine.dispose()
-    assert folders(app) == []
-    with app.app_context():
-        job = db.session.scalars(db.select(Job)).one()
-        assert job.status == "failed" and "is gone" in job.error
+    assert not dead.path.exists()
 
 
 def test_close_out_waits_for_a_folder_a_live_process_holds_then_removes_it(app, small):

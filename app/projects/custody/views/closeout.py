@@ -13,10 +13,13 @@ from app.projects.custody import (
     CloseOutRefused,
     close_project,
     completed_at,
+    describe,
     digest,
+    erase_storage,
     export_hashes,
     final_archive,
     final_exports,
+    latest_erasure,
     set_auto_close,
     unsettled_pairs,
 )
@@ -32,7 +35,10 @@ def closeout(project_id: int):
     if project.closed:
         row = db.session.query(CloseOut).filter_by(project_id=project.id).one()
         by = db.session.get(User, row.closed_by) if row.closed_by else None
-        return render_template("projects/closeout.html", project=project, row=row, by=by)
+        erasure = latest_erasure(project.id)
+        return render_template(
+            "projects/closeout.html", project=project, row=row, by=by, erasure=erasure
+        )
     open_pairs = unsettled_pairs(project)
     hashes = export_hashes(final_exports(project)) if not open_pairs else {}
     return render_template(
@@ -65,8 +71,13 @@ def closeout_confirm(project_id: int):
         flash(str(exc), "error")
         return redirect(url_for("projects.closeout", project_id=project.id))
     db.session.commit()
-    flash("The project is closed out: its identifying and vault values are destroyed.", "info")
-    return redirect(url_for("projects.closeout", project_id=project.id))
+    erasure = erase_storage([project_id])
+    flash(
+        f"The project is closed out: its identifying and vault values are destroyed, "
+        f"{describe(erasure)}.",
+        "info" if erasure.complete else "error",
+    )
+    return redirect(url_for("projects.closeout", project_id=project_id))
 
 
 @bp.post("/<int:project_id>/closeout/auto")
