@@ -1,7 +1,7 @@
 """storage erasures; no statistics of uploaded values on PostgreSQL
 
 Revision ID: c9e2f4a7b1d8
-Revises: 8c2f5e1a9b37
+Revises: d7a3c5e9f102
 Create Date: 2026-12-02 03:10:00
 
 - new table ``storage_erasures``: each pass that made a close-out's deleted values
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'c9e2f4a7b1d8'
-down_revision = '8c2f5e1a9b37'
+down_revision = 'd7a3c5e9f102'
 branch_labels = None
 depends_on = None
 
