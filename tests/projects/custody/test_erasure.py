@@ -195,6 +195,7 @@ def test_a_reader_of_the_old_state_makes_the_pass_wait_and_close_due_finish_it(
     finally:
         reader.rollback() if PG else reader.execute("ROLLBACK")
         reader.close()
+    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 30  # for other sessions of a shared server
     out = runner.invoke(args=["projects", "close-due"])
     assert out.exit_code == 0, out.output
     assert "1 project(s) destroyed, and erased from the database files" in out.output
