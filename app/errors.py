@@ -17,8 +17,9 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(RequestEntityTooLarge)
     def handle_too_large(exc: RequestEntityTooLarge):
         limit = app.config.get("MAX_CONTENT_LENGTH") or 0
+        size = f"{limit / 2**20:,.0f} MB" if limit >= 2**20 else f"{limit:,} bytes"
         message = (
-            f"the upload is larger than the limit of {limit / 2**20:,.0f} MB; split the file "
+            f"the upload is larger than the limit of {size}; split the file "
             "or ask an administrator to raise MAX_CONTENT_LENGTH"
         )
         return handle_http(RequestEntityTooLarge(message))

@@ -15,6 +15,10 @@ bound itself and asks :meth:`Limits.past` for the same refusal. Pure: the caller
 config (:meth:`Limits.of`). A message names the bound and its config name, never a value; the
 caller adds the file, row and column. A file refused by one of these bounds must be corrected:
 its upload is deleted at once rather than kept for another mapping (:func:`past_a_limit`).
+The file-size bound, ``MAX_CONTENT_LENGTH``, holds for every request before a byte of it is
+read (a 413 naming it, :mod:`app.errors`); the command line reads files already on the server
+and is bounded by rows and bytes only where its reader is (``MAX_SCORED_PAIRS``, a line's
+length).
 """
 
 from __future__ import annotations

@@ -387,3 +387,43 @@ def test_the_project_service_itself_refuses_them(app, users, bound):
     where = {"value": "source A, record 2, name_0: ", "record": "source A, record 2: "}
     assert where.get(bound, "source A, record 2, id: ") in text
     assert f"({BOUND_NAMES[bound]})" in text and SECRET not in text
+
+
+#: Every way a file or a body comes in over HTTP: (who, method and url, how the body goes).
+UPLOADS = {
+    "records-page": ("max", "/projects/new", "form:A"),
+    "pairfile-page": ("max", "/projects/new", "form:pairs"),
+    "triage-page": ("max", "/projects/{p}/triage", "form:scores"),
+    "truth-page": ("max", "/projects/{p}/risk-utility", "form:truth"),
+    "predictions-api": ("max", "/api/v1/projects/{p}/predictions?lower=0.1&upper=0.9", "raw"),
+    "project-api": ("max", "/api/v1/projects", "json"),
+    "rounds-api": ("max", "/api/v1/projects/{p}/rounds", "json"),
+    "truth-api": ("max", "/api/v1/projects/{p}/risk-utility", "form:truth"),
+    "trajectory-page": ("ada", "/admin/risk/trajectories", "form:original"),
+    "trajectory-api": ("ada", "/api/v1/analytics/trajectory-risk", "form:original"),
+    "linkage-page": ("ada", "/admin/risk/belief/links", "form:file"),
+    "linkage-api": ("ada", "/api/v1/analytics/belief/links", "raw"),
+}
+
+
+@pytest.mark.parametrize("path", list(UPLOADS))
+def test_one_byte_past_max_content_length_is_refused_everywhere(app, client, users, path):
+    """The file-size bound: a 413 naming MAX_CONTENT_LENGTH, nothing read, nothing stored."""
+    who, url, how = UPLOADS[path]
+    url = url.format(p=scored_project(app))
+    app.config["MAX_CONTENT_LENGTH"] = limit = 4096
+    body = b"unique_id_l,unique_id_r,match_probability\n" + b"a1,b1,0.5\n" * (limit // 10)
+    if how.startswith("form:"):
+        login(client, who)
+        data = {"name": "Study", "kind": "pairfile" if "pairs" in how else "dedupe"}
+        data[how.removeprefix("form:")] = (io.BytesIO(body), "f.csv")
+        answer = client.post(url, data=data, content_type="multipart/form-data")
+    else:
+        headers = {"Authorization": f"Bearer {users[who]}"}
+        kind = "application/json" if how == "json" else "application/octet-stream"
+        wrapped = b'{"x": "' + body + b'"}'
+        answer = client.post(url, data=wrapped, headers=headers, content_type=kind)
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == 413, text[:2000]
+    assert "larger than the limit of 4,096 bytes" in text and "MAX_CONTENT_LENGTH" in text
+    assert _stored(app) == (0, 0, 0) and _uploads(app) == []
