@@ -86,6 +86,10 @@ class Limits:
         most = self.bound(kind, room)
         return None if length <= most else refusal(kind, most)
 
+    def id_problem(self, text: str) -> str | None:
+        """The refusal of an id as long as ``text``, or None (its text is never quoted)."""
+        return self.past("id", len(text))
+
     def record_problems(
         self,
         values: Mapping[str, object],

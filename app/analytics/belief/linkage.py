@@ -55,8 +55,9 @@ def _output(record: str, focal: dict, truth: list, where: str) -> RecordOutput:
     return RecordOutput(str(record), MassFunction(tuple(frame), focal), frozenset(truth))
 
 
-def from_json(body) -> list[RecordOutput]:
-    """Per-record outputs from the JSON form, or from a trajectory RL result."""
+def from_json(body, id_problem=None) -> list[RecordOutput]:
+    """Per-record outputs from the JSON form, or from a trajectory RL result; ``id_problem``
+    bounds each record and label given as text (an id: ``MAX_RECORD_ID_CHARS``)."""
     if isinstance(body, dict) and "records" not in body:
         return from_trajectory(body)
     records = body.get("records") if isinstance(body, dict) else None
@@ -85,8 +86,18 @@ def from_json(body) -> list[RecordOutput]:
                 )
         else:
             raise BeliefRequestError(f'{where}: give "probabilities" or "masses"')
+        _check_ids(f"{where}, record", [entry.get("record", i)], id_problem)
+        _check_ids(f"{where}, labels", [*truth, *(x for f in focal for x in f)], id_problem)
         out.append(_output(entry.get("record", i), focal, truth, where))
     return out
+
+
+def _check_ids(where: str, ids, id_problem) -> None:
+    """Refuse at ``where`` the first of ``ids`` (texts only) ``id_problem`` refuses."""
+    found = (id_problem(x) for x in ids if isinstance(x, str)) if id_problem else ()
+    problem = next(filter(None, found), None)
+    if problem is not None:
+        raise BeliefRequestError(f"{where}: {problem}")
 
 
 def from_csv(text: str, row_problem=None, id_problem=None) -> list[RecordOutput]:
@@ -123,10 +134,8 @@ def from_csv(text: str, row_problem=None, id_problem=None) -> list[RecordOutput]
         labels = [x for x in row["candidates"].split("|") if x]
         if not record or not labels:
             raise BeliefRequestError(f"CSV line {line}: record and candidates are required")
-        for column, ids in (("record", [record]), ("candidates", labels)):
-            problem = next(filter(None, map(id_problem, ids)), None) if id_problem else None
-            if problem is not None:
-                raise BeliefRequestError(f"CSV line {line}, {column}: {problem}")
+        _check_ids(f"CSV line {line}, record", [record], id_problem)
+        _check_ids(f"CSV line {line}, candidates", labels, id_problem)
         first.setdefault(record, line)
         given = [x for x in row["truth"].split("|") if x]
         if given and truth.setdefault(record, given) != given:
@@ -254,8 +263,10 @@ def linkage_json(audit: LinkageAudit) -> dict:
 def audit_upload(text: str, filename: str = "") -> dict:
     """Audit an uploaded CSV or JSON linkage output; the JSON report.
 
-    Each CSV row is bounded by the app's limits (:meth:`app.limits.Limits.row_problem`).
+    Each CSV row is bounded by the app's limits (:meth:`app.limits.Limits.row_problem`), and
+    every record and label of either form is an id (:meth:`app.limits.Limits.id_problem`).
     """
+    limits = Limits.of(current_app.config) if has_app_context() else Limits()
     stripped = text.lstrip()
     if filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
         try:
@@ -264,10 +275,9 @@ def audit_upload(text: str, filename: str = "") -> dict:
             raise BeliefRequestError("the file is not valid JSON") from None
         except RecursionError:  # 100,000 nested "[" must be a 400, not a 500
             raise BeliefRequestError("the file's JSON is nested too deeply") from None
-        outputs = from_json(body)
+        outputs = from_json(body, limits.id_problem)
     else:
-        limits = Limits.of(current_app.config) if has_app_context() else Limits()
-        outputs = from_csv(text, limits.row_problem, lambda text: limits.past("id", len(text)))
+        outputs = from_csv(text, limits.row_problem, limits.id_problem)
     try:
         return linkage_json(audit_linkage(outputs))
     except ValueError:  # its message may name a record: say which rule, not which record

@@ -135,7 +135,7 @@ def truth_from_file(project: Project, data: bytes) -> dict[int, bool]:
         if max(id_col, cluster_col, source_col or 0) >= len(fields):
             raise TruthError(f"line {line}: fewer fields than the header")
         external, cluster = fields[id_col].strip(), fields[cluster_col].strip()
-        problem = limits.past("id", len(external))
+        problem = limits.id_problem(external)
         if problem is not None:
             raise TruthError(f"line {line}, column {names[id_col]!r}: {problem}")
         sources = [fields[source_col].strip()] if source_col is not None else None

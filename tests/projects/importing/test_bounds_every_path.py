@@ -296,7 +296,20 @@ ID_PATHS = {
     ),
     "triage-cli": lambda a, c, r, t, b, p: _triage_cli(a, r, scored_csv(b), p),
     "json-pairs": lambda a, c, r, t, b, p: _json_pairs(a, c, t["max"], b),
+    "linkage-api-json": lambda a, c, r, t, b, p: _linkage_json(c, t["ada"]),
 }
+
+
+def _linkage_json(client, token: str):
+    """A linkage output as JSON: its records and labels are ids."""
+    body = {"records": [
+        {"record": "r1", "truth": "x", "probabilities": {"x": 1.0}},
+        {"record": "r2", "truth": "x", "probabilities": {"x": 0.5, long_text(ID + 1): 0.5}},
+    ]}  # fmt: skip
+    answer = client.post(
+        "/api/v1/analytics/belief/links", json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    return answer.status_code, answer.get_data(as_text=True)
 
 
 def _api_project(client, token: str, bound: str):
@@ -354,6 +367,8 @@ def test_one_past_each_bound_is_refused_alike_everywhere(
             assert column in text
     elif path == "json-pairs":
         assert "body.pairs[0].b" in text
+    elif path == "linkage-api-json":
+        assert "records[1], labels: " in text
     elif path.endswith("parquet"):  # refused from the footer's statistics: its row group
         assert "column 'unique_id_r', rows 1-2" in text, text[:3000]
     else:
