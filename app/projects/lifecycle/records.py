@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType, name_columns, normalize, normalize_date
 from app.limits import Limits
-from app.projects.reading.pairfile import MAX_COUNT, NameFrequencies
+from app.projects.reading.pairfile import MAX_COUNT, MAX_COUNTED_NAME, NameFrequencies
 
 __all__ = ["LISTED", "Prepared", "RecordProblems", "prepare_records", "read_frequencies"]
 
@@ -135,6 +135,11 @@ def read_frequencies(raw: object, attributes: Sequence, problems: RecordProblems
             normal = normalize(AttributeType.STRING, name)
             if normal is None or isinstance(count, bool) or not isinstance(count, int):
                 problems.add(f"'name_frequencies.{which}' entry {k}: a name and a whole count")
+            elif len(normal) > MAX_COUNTED_NAME:
+                problems.add(
+                    f"'name_frequencies.{which}' entry {k}: a name of at most "
+                    f"{MAX_COUNTED_NAME} characters"
+                )
             elif not 0 <= count <= MAX_COUNT:
                 problems.add(f"'name_frequencies.{which}' entry {k}: a count from 0 to {MAX_COUNT}")
             else:

@@ -442,3 +442,34 @@ def test_one_byte_past_max_content_length_is_refused_everywhere(app, client, use
     assert answer.status_code == 413, text[:2000]
     assert "larger than the limit of 4,096 bytes" in text and "MAX_CONTENT_LENGTH" in text
     assert _stored(app) == (0, 0, 0) and _uploads(app) == []
+
+
+def test_a_name_past_the_frequency_column_is_refused_or_left_uncounted(
+    app, runner, users, tmp_path
+):
+    """name_frequencies.name holds 200 characters: a frequency file's longer name is refused by
+    line; a pair file's own count of one (MINDFIRL's cntfn) is left out, never cut (two
+    names alike in their first 200 characters were one row twice: a 500 on PostgreSQL)."""
+    from app.models import NameFrequency
+
+    records = tmp_path / "a.csv"
+    records.write_text("ID,first_name,last_name\n1,Ann,Lee\n2,Bo,Ray\n", encoding="utf-8")
+    freq = tmp_path / "freq.csv"
+    freq.write_text(f"F,Ann,3\nF,{'N' * 201},4\n", encoding="utf-8")
+    args = ["projects", "import", "Study", str(records), "--kind", "dedupe", "--owner", "max",
+            "--freq", str(freq), "--role", "ID=id"]  # fmt: skip
+    roles = ["--role", "first_name=identifying", "--role", "last_name=identifying"]
+    result = runner.invoke(args=[*args, *roles])
+    assert result.exit_code != 0 and "line 2: a name is at most 200 characters" in result.output
+    assert _stored(app) == (0, 0, 0)
+    pairs = tmp_path / "internal.csv"
+    long_a, long_b = "N" * 250 + "a", "N" * 250 + "b"  # alike in their first 200 characters
+    rows = ["ID,first_name,last_name,type,file_id,cntfn,cntln,same"]
+    rows += [f"1,{long_a},Lee,1,1-A,3,5,0", f"1,{long_b},Lee,1,1-B,4,5,0"]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = ["projects", "import", "Pairs", str(pairs), "--kind", "pairfile", "--owner", "max"]
+    result = runner.invoke(args=args)
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        counted = db.session.scalars(select(NameFrequency.name)).all()
+        assert counted == ["Lee"]  # the long first names have no count

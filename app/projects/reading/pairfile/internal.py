@@ -34,6 +34,7 @@ __all__ = [
     "COUNT_MESSAGE",
     "INTERNAL_STRUCTURE",
     "MAX_COUNT",
+    "MAX_COUNTED_NAME",
     "count_names",
     "is_count",
     "is_internal_header",
@@ -54,6 +55,8 @@ _MARKERS = ("file_id", "cntfn", "cntln", "same")
 _COUNTS = {"cntfn": ("F", "first_name"), "cntln": ("L", "last_name")}
 #: Largest name count (``name_frequencies.count`` is a 32-bit column).
 MAX_COUNT = 2**31 - 1
+#: Longest name a count is kept for (``name_frequencies.name`` is VARCHAR(200)).
+MAX_COUNTED_NAME = 200
 COUNT_MESSAGE = f"must be a whole number from 0 to {MAX_COUNT:,}"
 
 

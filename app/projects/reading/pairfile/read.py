@@ -36,6 +36,7 @@ from app.projects.reading.pairfile.display import (
 from app.projects.reading.pairfile.internal import (
     COUNT_MESSAGE,
     INTERNAL_STRUCTURE,
+    MAX_COUNTED_NAME,
     is_count,
     is_internal_header,
     read_internal_rows,
@@ -265,6 +266,8 @@ def read_name_frequencies(source: Source, *, max_errors: int = 100) -> NameFrequ
                 problems.add(line, None, "the first field must be F or L")
             elif name is None:
                 problems.add(line, None, "empty name")
+            elif len(name) > MAX_COUNTED_NAME:
+                problems.add(line, None, f"a name is at most {MAX_COUNTED_NAME} characters")
             elif not is_count(raw_count):
                 problems.add(line, None, f"count {COUNT_MESSAGE}")
             elif (kind.upper(), name) in lines:
