@@ -73,6 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "app" / "analytics" / "advice" / "figures.json"
 MINDFIRL = ROOT / "tests" / "data" / "mindfirl"
 BUDGETED = ("cheapest", "random", "advisor+budget")
+FRONTIER = (0.01, 0.02, 0.05)  # the advisor's threshold besides its default (MIN_GAIN)
 FEBRL_KINDS = {
     "given_name": AttributeType.STRING,
     "surname": AttributeType.STRING,
@@ -93,16 +94,23 @@ def run(cases, reviewer, world, policy, budget=None):
     """One policy over ``cases``: the row of the table, and whether its charges agree."""
     name = "advisor" if policy == "advisor+budget" else policy
     outs = [run_policy(c, name, reviewer, world, budget=budget) for c in cases]
+    return _row(outs, policy, reviewer.name), outs
+
+
+def _row(outs, policy, reviewer, dataset=None):
     n = len(outs)
-    return {
+    row = {
         "policy": policy,
-        "reviewer": reviewer.name,
+        "reviewer": reviewer,
         "accuracy": 100 * sum(o.p_correct for o in outs) / n,
         "characters": 100 * sum(o.chars_shown for o in outs) / sum(o.chars_total for o in outs),
         "kapr": 100 * float(sum(o.kapr for o in outs) / n),
         "reveals": sum(o.reveals for o in outs) / n,
         "pairs": n,
-    }, outs
+    }
+    if dataset is not None:
+        row["dataset"] = dataset
+    return row
 
 
 def table(name, cases, reviewers, world_of):
@@ -118,6 +126,9 @@ def table(name, cases, reviewers, world_of):
             rows.append(row)
             if policy in ("advisor", "advisor+budget", "cheapest"):
                 _check_charges(cases, outs, f"{name} {reviewer.name} {policy}")
+        for gain in FRONTIER:  # the advisor's threshold: disclosure against accuracy
+            outs = [run_policy(c, "advisor", reviewer, world, min_gain=gain) for c in cases]
+            rows.append(_row(outs, f"advisor, gain >= {gain}", reviewer.name, name))
     _print(name, rows)
     return rows
 
@@ -141,9 +152,9 @@ def _check_charges(cases, outs, what):
 def _print(name, rows):
     print(f"\n{name}: {rows[0]['pairs']} pairs")
     head = ("reviewer", "policy", "accuracy", "chars %", "KAPR/pair %", "reveals")
-    print("{:9} {:15} {:>9} {:>8} {:>12} {:>8}".format(*head))
+    print("{:9} {:21} {:>9} {:>8} {:>12} {:>8}".format(*head))
     for r in rows:
-        print(f"{r['reviewer']:9} {r['policy']:15} {r['accuracy']:9.1f} {r['characters']:8.1f} "
+        print(f"{r['reviewer']:9} {r['policy']:21} {r['accuracy']:9.1f} {r['characters']:8.1f} "
               f"{r['kapr']:12.4f} {r['reveals']:8.2f}")  # fmt: skip
 
 

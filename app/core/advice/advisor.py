@@ -6,15 +6,20 @@ expected gain in P(correct decision),
     gain(a) = Σ_z P(z | display) · C(display + z) - C(display),
     C(d) = Σ_y P(y | d) · P(reviewer answers y | d, y),
 
+(for a masked step that ends at partial, ``C(display + z)`` is the better of reading ``z`` at
+partial and at full: opening on is an option, priced when it is the next step's preview)
+
 with ``z`` the class the attribute's characters would show, ``P(z | display)`` and ``P(y | d)``
 from the world model (:class:`app.core.advice.models.world.World`) and the answers from a reviewer
 model (:mod:`app.core.advice.models.reviewers`). The expectation is over what the worker has *not*
 seen: the inputs are a :class:`~app.core.advice.display.state.Shown` (what the page draws) and the
 next-reveal costs the page previews, so the advice is a function of the displayed state.
 
-An attribute is read once every side with a marked character shows it, so a step may open two
-cells (one per row); each of its cells carries the step's gain and cost (the sum of the cells'
-previewed KAPR costs, the same function that charges a reveal; exact under the ``row``
+An attribute is read once every side with a marked character shows it, at partial or full
+(people read a partial value otherwise than a whole one), so a step opens the masked marked
+sides (to partial where partial shows something new), then the partial ones (to full): it may
+open two cells, one per row; each of its cells carries the step's gain and cost (the sum of
+the cells' previewed KAPR costs, the same function that charges a reveal; exact under the ``row``
 evidence model, where a reveal changes only its own row's costs). The suggestion is the
 cheaper cell of the step with the most gain per unit of cost among those gaining at least
 ``min_gain`` and affordable within ``room``. The display suffices when no step gains
@@ -35,8 +40,9 @@ from app.core.advice.models.world import World
 
 __all__ = ["MIN_GAIN", "Advice", "CellAdvice", "advise"]
 
-#: Smallest expected gain in P(correct) worth a reveal: one decision in a hundred.
-MIN_GAIN = 0.01
+#: Smallest expected gain in P(correct) worth a reveal: three decisions in a hundred
+#: (bench/advisor.py prints the advisor at 0.01, 0.02, 0.03 and 0.05: docs/advice.md §4).
+MIN_GAIN = 0.03
 
 
 @dataclass(frozen=True)
@@ -82,9 +88,19 @@ def advise(
         rows = attribute.step()
         if not rows or any((r, attribute.name) not in costs for r in rows):
             continue
+        partial = attribute.step_ends_partial()
+        read = next(r for r in reading.reads if r.name == attribute.name)
+        if read.z is None:  # the characters are hidden: expect over what they may show
+            outcomes = world.shown_distribution(reading, attribute.name).items()
+        else:  # seen at partial: the whole values read the same class, otherwise
+            outcomes = ((read.z, 1.0),)
         after = 0.0
-        for z, p in world.shown_distribution(reading, attribute.name).items():
-            after += p * expected_correct(reviewer, world, reading.with_shown(attribute.name, z))
+        for z, p in outcomes:
+            best = expected_correct(reviewer, world, reading.with_shown(attribute.name, z, partial))
+            if partial and read.z is None:  # with the option to open on to full
+                whole = reading.with_shown(attribute.name, z, False)
+                best = max(best, expected_correct(reviewer, world, whole))
+            after += p * best
         cost = sum((costs[r, attribute.name] for r in rows), Fraction(0))
         steps[attribute.name] = (rows, after - now, cost)
     cells, best, best_key = [], None, None

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.advice import advise, shown_pair, study_reviewer
+from app.core.advice import MIN_GAIN, advise, shown_pair, study_reviewer
 from app.core.disclosure import AttributeType, Level, compare, next_level, normalize
 
 KINDS = {
@@ -111,13 +111,13 @@ def test_the_suggestion_is_the_best_affordable_step(reviewers, drawn):
     _values, comparisons, levels, costs, _rng = drawn
     shown = shown_pair(comparisons, levels)
     advice = advise(shown, costs, human, world)
-    worth = [c for c in advice.cells if c.gain >= 0.01]
+    worth = [c for c in advice.cells if c.gain >= MIN_GAIN]
     assert advice.suffices == (not worth)
     if advice.suggestion is None:
         assert not worth  # no room limit: a step worth its cost is always suggested
         return
     row, attribute = advice.suggestion
-    assert levels[row, attribute] is Level.MASKED and (row, attribute) in costs
+    assert levels[row, attribute] is not Level.FULL and (row, attribute) in costs
     best = max(c.per_cost for c in worth)
     chosen = next(c for c in advice.cells if (c.row, c.attribute) == advice.suggestion)
     assert chosen.per_cost == best

@@ -56,6 +56,11 @@ class AttributeShown:
         """Whether every side with a marked character shows it (partial or full)."""
         return all(s.level is not Level.MASKED for s in self.sides if s.marked)
 
+    def partial(self) -> bool:
+        """Whether it is seen with a marked side at partial only (the marked characters and
+        masks for the rest, which people read otherwise than a whole value)."""
+        return self.seen() and any(s.level is Level.PARTIAL for s in self.sides if s.marked)
+
     def masked_class(self) -> str:
         return classify(self.kind, self.relation, self.marks, swapped=self.swapped, rare=self.rare)
 
@@ -75,10 +80,38 @@ class AttributeShown:
         )
 
     def step(self) -> tuple[int, ...]:
-        """The rows to open (one level each) so that the attribute is :meth:`seen`."""
-        if not self.depth_matters() or self.seen():
+        """The rows to open one level for the next depth: the masked marked sides while any
+        is masked, then the marked sides at partial (to full); none once all are full."""
+        if not self.depth_matters():
             return ()
-        return tuple(r for r, s in enumerate(self.sides) if s.marked and s.level is Level.MASKED)
+        for level in (Level.MASKED, Level.PARTIAL):
+            rows = tuple(r for r, s in enumerate(self.sides) if s.marked and s.level is level)
+            if rows:
+                return rows
+        return ()
+
+    def step_ends_partial(self) -> bool:
+        """Whether the attribute is read at partial once its :meth:`step` is opened."""
+        after = []
+        for r, side in enumerate(self.sides):
+            if not side.marked:
+                continue
+            level = side.level
+            if r in self.step():
+                level = (
+                    Level.PARTIAL
+                    if level is Level.MASKED and _partial_offered(side)
+                    else Level.FULL
+                )
+            after.append(level)
+        return Level.PARTIAL in after
+
+
+def _partial_offered(side: SideShown) -> bool:
+    """Whether partial shows something new on a side (some, not all, of it marked): the rule
+    of :func:`app.core.disclosure.partial_available`, read from the marks."""
+    marked = sum(m is not None for m in side.marks)
+    return 0 < marked < len(side.marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +129,13 @@ class Shown:
         """What a reader makes of the display, attribute by attribute."""
         return Reading(
             tuple(
-                Read(a.name, a.kind, a.masked_class(), a.shown_class() if a.seen() else None)
+                Read(
+                    a.name,
+                    a.kind,
+                    a.masked_class(),
+                    a.shown_class() if a.seen() else None,
+                    a.partial(),
+                )
                 for a in self.attributes
             ),
             self.markup,
@@ -107,19 +146,23 @@ class Shown:
 @dataclass(frozen=True, slots=True)
 class Read:
     """One attribute as read: its masked class ``s`` and, once its characters are seen, its
-    shown class ``z`` (``None`` while they are masked)."""
+    shown class ``z`` (``None`` while they are masked), ``partial`` when seen at partial only."""
 
     name: str
     kind: AttributeType
     s: str
     z: str | None = None
+    partial: bool = False
 
     @property
     def depth(self) -> str:
-        """``any`` when the class cannot change with the level, else ``masked`` or ``shown``."""
+        """``any`` when the class cannot change with the level, else ``masked``, ``partial``
+        or ``shown`` (every marked side full)."""
         if self.kind is AttributeType.CATEGORY or self.s in (IDENTICAL, "identical_rare", MISSING):
             return "any"
-        return "masked" if self.z is None else "shown"
+        if self.z is None:
+            return "masked"
+        return "partial" if self.partial else "shown"
 
     @property
     def cls(self) -> str:
@@ -135,9 +178,11 @@ class Reading:
     markup: bool = True
     disclosed: bool = False
 
-    def with_shown(self, name: str, z: str) -> Reading:
-        """The reading once the characters of ``name`` show class ``z``."""
-        reads = tuple(Read(r.name, r.kind, r.s, z) if r.name == name else r for r in self.reads)
+    def with_shown(self, name: str, z: str, partial: bool = False) -> Reading:
+        """The reading once the characters of ``name`` show class ``z`` (at partial only)."""
+        reads = tuple(
+            Read(r.name, r.kind, r.s, z, partial) if r.name == name else r for r in self.reads
+        )
         return Reading(reads, self.markup, True)
 
 

@@ -104,8 +104,9 @@ def features(reading: Reading, roles: Mapping[str, str], truth: bool) -> dict[st
     ``bias``; ``no_markup`` (the study's baseline display); ``masked_share``, the share of
     the attributes whose reading depends on depth that are read masked; ``nothing_shown``
     when the display discloses no character; one indicator ``role|depth|class`` per attribute
-    with a role; and for a true match ``truth`` and ``truth*`` each of :data:`SHIFTS`, so
-    that hits and false alarms may move apart (a signal-detection reading of the answers).
+    with a role (depth ``any``, ``masked``, ``partial`` or ``shown``); and for a true match
+    ``truth`` and ``truth*`` each of :data:`SHIFTS`, so that hits and false alarms may move
+    apart (a signal-detection reading of the answers).
     """
     out = {"bias": 1.0}
     if not reading.markup:

@@ -7,8 +7,8 @@ application's own levels (docs/advice.md §1):
 1. *baseline*: every cell full, no markup and no frequency markers;
 2. *full*: every cell full;
 3. *moderate*: identical and missing values masked (their markers show), differing values
-   at their first level (partial where it discloses something new, else full), except an id
-   whose partial would show all of it, kept masked (the paper never reveals a whole id);
+   full, except an id: at partial, or masked when its partial would show all of it (the paper
+   never reveals a whole id; only its *low* display shows the differing characters alone);
 4. *low*: identical and missing masked; a differing value at partial when partial shows a
    few characters (at most :data:`LOW_CHARACTERS` on that side), masked otherwise; sex full;
 5. *masked*: every cell masked.
@@ -133,9 +133,9 @@ def _level(display: str, always: bool, cmp: Comparison, row: int) -> Level:
     if cmp.relation != "different":
         return Level.MASKED
     if display == "moderate":
-        if cmp.kind is AttributeType.ID and not partial_available(cmp, row):
-            return Level.MASKED
-        return next_level(cmp, row, Level.MASKED)
+        if cmp.kind is AttributeType.ID:
+            return Level.PARTIAL if partial_available(cmp, row) else Level.MASKED
+        return Level.FULL
     if cmp.kind is AttributeType.CATEGORY or not partial_available(cmp, row):
         return Level.MASKED
     few = len(cmp.edit_positions[row]) <= LOW_CHARACTERS
