@@ -6,8 +6,9 @@ on data that changed under it. So a transaction that may write begins ``BEGIN IM
 and holds the write lock from its first statement. Holding it for a *read* would make every
 reader queue behind every writer (a burst of reveals stalled everybody's pages), so:
 
-- a read begins ``BEGIN`` (deferred): a GET, HEAD or OPTIONS request, or a view marked
-  :func:`reads_first`. Under WAL a reader never waits for a writer.
+- a read begins ``BEGIN`` (deferred): a GET, HEAD or OPTIONS request, a view marked
+  :func:`reads_first`, or code inside :func:`reads_only` (a job's cancel watch, which polls
+  its row every second). Under WAL a reader never waits for a writer.
 - everything else (other requests, the CLI, jobs) begins ``BEGIN IMMEDIATE`` as before.
 - a :func:`reads_first` view calls :func:`begin_write` where its writing starts: the read
   snapshot ends and the write lock is taken there, so it is held only for the write. The
@@ -27,8 +28,11 @@ PostgreSQL needs none of this: reads take no locks, writers lock the rows they c
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import threading
+from collections.abc import Iterator
 
 from flask import Flask, current_app, has_request_context, request
 from sqlalchemy import event
@@ -39,6 +43,7 @@ from app.extensions import db
 log = logging.getLogger(__name__)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_reading: contextvars.ContextVar[bool] = contextvars.ContextVar("reading", default=False)
 BUSY_TIMEOUT_MS = 30_000  # SQLite's wait for another process's writer
 WRITER_WAIT_SECONDS = 30.0  # the wait for this process's writer turn
 
@@ -88,8 +93,20 @@ def reads_first(view):
     return view
 
 
+@contextlib.contextmanager
+def reads_only() -> Iterator[None]:
+    """Begin this thread's transactions as reads (``BEGIN``, no write lock) while inside."""
+    token = _reading.set(True)
+    try:
+        yield
+    finally:
+        _reading.reset(token)
+
+
 def _deferred() -> bool:
     """Whether the transaction beginning now is a read (see the module docstring)."""
+    if _reading.get():
+        return True
     if not has_request_context():
         return False
     if request.method in SAFE_METHODS:

@@ -12,10 +12,8 @@ _WHERE = {
         "sequential_map",
     ),
     "pools": ("EXECUTORS", "dask_address", "executor_name", "get_executor"),
-    "executor": (
-        "ACTIVE", "JobCancelled", "JobContext", "cancel", "current_job_id",
-        "interrupt_on_cancel", "submit",
-    ),
+    "executor": ("ACTIVE", "JobCancelled", "JobContext", "cancel", "current_job_id", "submit"),
+    "interrupts": ("interrupt_on_cancel",),
     "failures": ("PLAIN", "describe_failure", "log_failure"),
     "recovery": (
         "STALE_SECONDS", "fail_stopped", "housekeep", "on_stale", "on_sweep", "owner_id",

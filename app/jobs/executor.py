@@ -23,11 +23,9 @@ a crashed pool is recorded, not lost. Restart safety lives in :mod:`app.jobs.rec
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 
@@ -37,7 +35,6 @@ from sqlalchemy import select, update
 from app.extensions import db
 from app.jobs import queue
 from app.jobs.chunks import (  # noqa: F401  (re-exported: the seam's public names)
-    POLL_SECONDS,
     ChunkRunner,
     DaskExecutor,
     InlineExecutor,
@@ -186,44 +183,6 @@ class JobContext(ChunkRunner):
     def check(self) -> None:
         if self.cancelled():
             raise JobCancelled(f"job {self.job_id} was cancelled")
-
-    @contextlib.contextmanager
-    def interrupting(self, interrupt: Callable[[], None]) -> Iterator[None]:
-        """Call ``interrupt()`` from a watching thread once the job is cancelled (and again
-        every poll until the block ends); whatever the block then raises, it raises
-        :class:`JobCancelled`. For work that reports no progress for long (a DuckDB query)."""
-        app, stop, fired = current_app._get_current_object(), threading.Event(), threading.Event()
-
-        def watch() -> None:
-            with app.app_context():  # a session of its own
-                try:
-                    while not stop.wait(POLL_SECONDS):
-                        if fired.is_set() or self.cancelled():
-                            fired.set()
-                            interrupt()
-                except Exception as exc:  # noqa: BLE001 (the job goes on; its checks remain)
-                    log_failure(log, f"job {self.job_id}'s cancel watch", exc)
-                finally:
-                    db.session.remove()
-
-        watcher = threading.Thread(target=watch, name=f"job{self.job_id}-cancel", daemon=True)
-        watcher.start()
-        try:
-            yield
-        except Exception:
-            if fired.is_set():
-                raise JobCancelled(f"job {self.job_id} was cancelled") from None
-            raise
-        finally:
-            stop.set()
-            watcher.join()
-
-
-def interrupt_on_cancel(progress, interrupt: Callable[[], None]):
-    """:meth:`JobContext.interrupting` for a job's ``progress``; nothing outside a job."""
-    if isinstance(progress, JobContext):
-        return progress.interrupting(interrupt)
-    return contextlib.nullcontext()
 
 
 def _run_in_child(config: dict, job_id: int, fn: Callable, args: tuple) -> None:
