@@ -9,6 +9,9 @@ BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
+# The suite runs on every core (pytest-xdist; docs/testing.md); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 .PHONY: run test test-postgres bench lint format clean chromium java
 
@@ -53,11 +56,11 @@ java:
 	fi
 
 test: $(VENV)/.dev chromium java $(KERNELS)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
 
 test-postgres: $(VENV)/.dev chromium java $(KERNELS)
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test} \
-	  $(BIN)/python -m pytest $(PYTEST_ARGS)
+	  $(PYTEST) $(PYTEST_ARGS)
 
 bench: $(VENV)/.dev
 	$(BIN)/python bench/run_all.py

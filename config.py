@@ -62,6 +62,11 @@ MAX_JSON_DEPTH = 32
 # app.core.disclosure.alignment.MAX_CELLS table cells per value pair (banded above it; see that
 # module), whatever the value lengths.
 
+# How passwords are hashed (werkzeug's notation): scrypt with N = 2**15, r = 8, p = 1, about
+# 0.1 s of one core per hash or check. The test suite lowers N (tests/conftest.py): thousands
+# of test users would otherwise spend minutes hashing one password.
+PASSWORD_HASH_METHOD = "scrypt:32768:8:1"
+
 # --- Login and token throttling (Flask-Limiter; app/auth/throttle.py says how they combine).
 # Several processes (gunicorn) must share one store: RATELIMIT_STORAGE_URI = "redis://host:6379"
 # (memory:// counts per process: fine for one process and for tests). RATELIMIT_ENABLED = False

@@ -55,3 +55,18 @@ def test_sqlite_default_puts_the_vault_in_its_own_file(tmp_path, monkeypatch):
     app = create_app()
     assert app.config["SQLALCHEMY_DATABASE_URI"].endswith("mindfirl.sqlite")
     assert app.config["SQLALCHEMY_BINDS"]["vault"]["url"].endswith("vault.sqlite")
+
+
+def test_passwords_are_hashed_at_full_strength_outside_the_tests(tmp_path, monkeypatch):
+    # the suite lowers scrypt's N (tests/conftest.py); nothing else may
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(tmp_path))
+    monkeypatch.setenv("FLASK_AUTO_UPGRADE", "false")
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}"})
+    assert app.config["PASSWORD_HASH_METHOD"] == "scrypt:32768:8:1"
+    with app.app_context():
+        from app.models import User
+
+        user = User(username="ann", role="worker")
+        user.set_password("correct horse battery")
+        assert user.password_hash.startswith("scrypt:32768:8:1$")
+        assert user.check_password("correct horse battery")

@@ -13,7 +13,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from app.auth import audit
 from app.extensions import db
 from app.models import ApiToken, Role, User
-from app.models.user import hash_token
+from app.models.user import hash_token, password_method
 
 MAX_PASSWORD_CHARS = 200  # the login form's limit
 
@@ -98,9 +98,9 @@ WRONG = "Wrong username or password."
 
 
 @cache
-def _dummy_hash() -> str:
+def _dummy_hash(method: str) -> str:
     # the same work as a real check, for names that match no account
-    return generate_password_hash(secrets.token_urlsafe(16), method="scrypt")
+    return generate_password_hash(secrets.token_urlsafe(16), method=method)
 
 
 def authenticate(username: str, password: str) -> LoginResult:
@@ -116,7 +116,7 @@ def authenticate(username: str, password: str) -> LoginResult:
     if name and len(name) <= current_app.config["MAX_USERNAME_CHARS"] and "\x00" not in name:
         user = db.session.scalar(select(User).where(User.username == name))
     if user is None:
-        check_password_hash(_dummy_hash(), password)
+        check_password_hash(_dummy_hash(password_method()), password)
         return LoginResult(None, WRONG)
     if not user.check_password(password):
         db.session.execute(

@@ -7,6 +7,7 @@ import enum
 import hashlib
 import secrets
 
+from flask import current_app
 from flask_login import UserMixin
 from sqlalchemy import DateTime, ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -14,6 +15,11 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
 from app.models.base import Timestamped, forbid_updates, utcnow
+
+
+def password_method() -> str:
+    """The hashing method of new passwords (``PASSWORD_HASH_METHOD``, werkzeug's notation)."""
+    return current_app.config["PASSWORD_HASH_METHOD"]
 
 
 class Role(enum.StrEnum):
@@ -42,7 +48,7 @@ class User(UserMixin, Timestamped, db.Model):
     )
 
     def set_password(self, password: str) -> None:
-        self.password_hash = generate_password_hash(password, method="scrypt")
+        self.password_hash = generate_password_hash(password, method=password_method())
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)
