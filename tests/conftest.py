@@ -21,11 +21,18 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import HealthCheck, settings
 
 from app import create_app
 from app.extensions import db
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
+
+# Hypothesis keeps each test's number of examples (its own @settings or the default 100) but
+# times nothing: its 200 ms deadline and its too-slow check are wall-clock assertions, which a
+# loaded or shared machine fails at random (the suite runs on every core at once).
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def _pg_url(url: str) -> str:
@@ -110,7 +117,11 @@ def app_overrides():
 
 
 @pytest.fixture
-def app(database_config, app_overrides):
+def app(database_config, app_overrides, tmp_path, monkeypatch):
+    # an instance folder per test (uploads, scoring files, close-out archives): tests running
+    # side by side never see each other's files, and a test that reads the folder reads its own
+    instance = tmp_path / "instance"
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(instance))
     app = create_app(
         {
             "TESTING": True,
