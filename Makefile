@@ -13,7 +13,7 @@ PORT   ?= 5000
 TEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
 
-.PHONY: run test test-postgres bench lint format clean chromium java
+.PHONY: run test test-setup test-postgres bench lint format clean chromium java
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,10 +55,13 @@ java:
 	  else echo "java is missing: the Spark test will be skipped (CI=true fails it)"; fi; \
 	fi
 
-test: $(VENV)/.dev chromium java $(KERNELS)
+# What the suite needs before it starts (.ci/run makes it once for its two runs side by side).
+test-setup: $(VENV)/.dev chromium java $(KERNELS)
+
+test: test-setup
 	$(PYTEST) $(PYTEST_ARGS)
 
-test-postgres: $(VENV)/.dev chromium java $(KERNELS)
+test-postgres: test-setup
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test} \
 	  $(PYTEST) $(PYTEST_ARGS)
 
