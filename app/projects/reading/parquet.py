@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-__all__ = ["BATCH_BYTES", "Bound", "ParquetRefused", "open_parquet", "read_bounded"]
+__all__ = ["BATCH_BYTES", "Bound", "PredictionsError", "open_parquet", "read_bounded"]
 
 #: Decoded bytes of one batch at the columns' bounds.
 BATCH_BYTES = 64 << 20
@@ -38,8 +38,9 @@ _SLACK = 64 << 10
 _DAMAGED = "the Parquet file cannot be read (damaged or not Parquet)"
 
 
-class ParquetRefused(ValueError):
-    """The file is refused; ``problems`` name the column (and rows), never a value."""
+class PredictionsError(ValueError):
+    """The scored pairs cannot be read; ``problems`` says where (row, column) and why, never
+    with a value (raised by this module and by :mod:`app.projects.reading.predictions`)."""
 
     def __init__(self, problems: list[str]):
         self.problems = list(problems)
@@ -71,11 +72,11 @@ def _input(source):
 
 
 def open_parquet(source, **options) -> pq.ParquetFile:
-    """The file's footer (nothing decoded); :class:`ParquetRefused` when it cannot be read."""
+    """The file's footer (nothing decoded); :class:`PredictionsError` when it cannot be read."""
     try:
         return pq.ParquetFile(_input(source), **options)
     except (pa.ArrowException, OSError, ValueError):
-        raise ParquetRefused([_DAMAGED]) from None
+        raise PredictionsError([_DAMAGED]) from None
 
 
 def _kind_problem(name: str, kind: pa.DataType, bound: Bound) -> str | None:
@@ -100,9 +101,9 @@ def _check_footer(parquet: pq.ParquetFile, bounds: Mapping[str, Bound], max_rows
         if problem is not None:
             problems.append(problem)
     if problems:
-        raise ParquetRefused(problems)
+        raise PredictionsError(problems)
     if max_rows is not None and meta.num_rows > max_rows:
-        raise ParquetRefused([f"{meta.num_rows:,} pairs is more than the limit of {max_rows:,}"])
+        raise PredictionsError([f"{meta.num_rows:,} pairs is more than the limit of {max_rows:,}"])
     leaf = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     first = 0
     for group in range(meta.num_row_groups):
@@ -120,7 +121,7 @@ def _check_footer(parquet: pq.ParquetFile, bounds: Mapping[str, Bound], max_rows
                 problems.append(f"column {name!r}, {rows}: {bound.words(bound.most)}")
         first += row_group.num_rows
     if problems:
-        raise ParquetRefused(problems)
+        raise PredictionsError(problems)
 
 
 def _past_in_statistics(statistics, most: int) -> bool:
@@ -142,7 +143,7 @@ def read_bounded(
     max_problems: int = 20,
 ) -> pa.Table:
     """The columns ``bounds`` names (all present), read as the module says; raise
-    :class:`ParquetRefused` naming the columns (and rows) of every problem."""
+    :class:`PredictionsError` naming the columns (and rows) of every problem."""
     _check_footer(open_parquet(source), bounds, max_rows)
     per_row = sum(bound.value_bytes() for bound in bounds.values())
     rows = max(1, BATCH_BYTES // per_row)
@@ -161,11 +162,11 @@ def read_bounded(
                     chunks[name].append(column)
             done += batch.num_rows
     except (pa.ArrowException, OSError, ValueError):
-        raise ParquetRefused([_DAMAGED]) from None
+        raise PredictionsError([_DAMAGED]) from None
     if sum(count for _, count in found.values()) > len(problems):
         problems += [f"column {n!r}: {m} in {c:,} rows in all" for n, (m, c) in found.items()]
     if problems:
-        raise ParquetRefused(problems)
+        raise PredictionsError(problems)
     return pa.table({name: _joined(parts, bounds[name]) for name, parts in chunks.items()})
 
 

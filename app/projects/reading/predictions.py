@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from app.limits import refusal
-from app.projects.reading.parquet import Bound, ParquetRefused, open_parquet, read_bounded
+from app.projects.reading.parquet import Bound, PredictionsError, open_parquet, read_bounded
 
 __all__ = [
     "COLUMNS",
@@ -52,14 +52,6 @@ _PARQUET_MAGIC = b"PAR1"
 _DELIMITERS = ",;\t|"
 
 Source = str | os.PathLike[str] | bytes
-
-
-class PredictionsError(ValueError):
-    """The scored pairs cannot be read; ``problems`` says where (row, column) and why."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__("; ".join(self.problems[:5]))
 
 
 @dataclass(frozen=True)
@@ -156,13 +148,10 @@ def _buffer(source: Source):
 
 def _parquet(source: Source, max_rows: int | None, max_id: int) -> pa.Table:
     """The columns read, footer first and under a byte budget (:mod:`.parquet`)."""
-    try:
-        names = open_parquet(source).schema_arrow.names
-        _require(names)
-        bounds = {c: _bound(c, max_id) for c in COLUMNS if c in names}
-        return read_bounded(source, bounds, max_rows=max_rows, max_problems=MAX_PROBLEMS)
-    except ParquetRefused as exc:
-        raise PredictionsError(exc.problems) from None
+    names = open_parquet(source).schema_arrow.names
+    _require(names)
+    bounds = {c: _bound(c, max_id) for c in COLUMNS if c in names}
+    return read_bounded(source, bounds, max_rows=max_rows, max_problems=MAX_PROBLEMS)
 
 
 def _bound(column: str, max_id: int) -> Bound:
@@ -182,10 +171,7 @@ def count_rows(path) -> int:
     CSV's lines; :class:`PredictionsError` for a Parquet file whose footer cannot be read."""
     with open(path, "rb") as fh:
         if fh.read(4) == _PARQUET_MAGIC:
-            try:
-                return open_parquet(os.fspath(path)).metadata.num_rows
-            except ParquetRefused as exc:
-                raise PredictionsError(exc.problems) from None
+            return open_parquet(os.fspath(path)).metadata.num_rows
         fh.seek(0)
         lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 22), b""))
     return max(lines - 1, 0)  # the header
