@@ -130,6 +130,8 @@ def pending_erasures() -> list[int]:
 def _sqlite(engine: Engine, wait: float) -> dict:
     """``VACUUM`` then ``wal_checkpoint(TRUNCATE)`` on one file, on a raw pooled connection
     (no SQLAlchemy transaction: VACUUM cannot run inside one), in this process's writer turn."""
+    if engine.url.database in (None, "", ":memory:"):
+        return {"engine": "sqlite", "file": ":memory:", "done": ["nothing on disk"]}
     path = Path(engine.url.database)
     entry: dict = {"engine": "sqlite", "file": path.name}
     started = time.monotonic()
@@ -192,12 +194,12 @@ def _postgresql(engine: Engine, tables: list[str], wait: float) -> dict:
             raw = conn.connection.dbapi_connection
             handler = lambda diagnostic: notices.append(diagnostic.message_detail or "")  # noqa: E731
             raw.add_notice_handler(handler)
+            conn.exec_driver_sql(f"SET lock_timeout = {int(wait * 1000)}")
             try:
-                conn.exec_driver_sql(f"SET lock_timeout = {int(wait * 1000)}")
                 conn.exec_driver_sql(f"VACUUM (FULL, VERBOSE) {', '.join(sorted(tables))}")
-                conn.exec_driver_sql("RESET lock_timeout")
-            finally:
+            finally:  # the pooled connection goes back as it came
                 raw.remove_notice_handler(handler)
+                conn.exec_driver_sql("RESET lock_timeout")
     except SQLAlchemyError as exc:  # a lock held past the wait, a full disk
         return {**entry, "pending": f"VACUUM FULL did not run: {type(exc.orig or exc).__name__}"}
     kept = sum(int(m.group(1)) for n in notices if (m := _KEPT.search(n)))

@@ -204,3 +204,24 @@ def test_a_reader_of_the_old_state_makes_the_pass_wait_and_close_due_finish_it(
     with app.app_context():
         assert pending_erasures() == []
         assert values_on_disk(values, tmp_path) == {}
+
+
+@pytest.mark.postgres
+def test_a_lock_held_past_the_wait_leaves_the_pass_pending_and_the_pool_as_it_was(app, finished):
+    project_id, _ = finished
+    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 2  # other sessions of a shared server end
+    with app.app_context():
+        schema = db.session.scalar(sa.text("SELECT current_schema()"))
+        db.session.rollback()
+        db.engines["vault"].dispose()  # one pooled connection from here: the pass's
+    holder = psycopg.connect(os.environ["TEST_DATABASE_URL"])  # READ COMMITTED: no old snapshot
+    holder.execute(f'LOCK TABLE "{schema}".vault_records IN ACCESS SHARE MODE')
+    try:
+        erasure = close(app, project_id)
+    finally:
+        holder.rollback()
+        holder.close()
+    (vault,) = [d for d in erasure.detail["databases"] if d["tables"] == ["vault_records"]]
+    assert "LockNotAvailable" in vault["pending"] and not erasure.complete
+    with app.app_context(), db.engines["vault"].connect() as conn:
+        assert conn.exec_driver_sql("SHOW lock_timeout").scalar() == "0"
