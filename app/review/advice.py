@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import BigInteger, literal, or_, select
 from sqlalchemy.orm import selectinload
 
 from app.core.advice import (
@@ -45,7 +45,7 @@ class AdviceOff(LookupError):
 
 @dataclass(frozen=True)
 class PairAdvice:
-    pair_id: int
+    pair_id: int  # the worker's name for the pair, as asked
     reviewer: str
     advice: Advice
     show_scores: bool
@@ -79,12 +79,7 @@ def pair_advice(ctx: services.Context, pair_id: int) -> PairAdvice:
     project = ctx.project
     if not project.advice_hint:
         raise AdviceOff("the advisor's hint is off for this project")
-    pair = db.session.scalar(
-        select(Pair)
-        .join(AssignmentPair, AssignmentPair.pair_id == Pair.id)
-        .where(AssignmentPair.assignment_id == ctx.assignment.id, Pair.id == pair_id)
-        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
-    )
+    pair = _named_pair(ctx.assignment.id, pair_id)
     if pair is None:
         raise services.NotInAssignment("this pair is not in this assignment")
     (state,) = services.pair_states(ctx, [pair])
@@ -105,7 +100,28 @@ def pair_advice(ctx: services.Context, pair_id: int) -> PairAdvice:
         world,
         room=ctx.budget - ctx.kapr,
     )
-    return PairAdvice(pair.id, project.advice_reviewer, advice, project.show_scores)
+    return PairAdvice(pair_id, project.advice_reviewer, advice, project.show_scores)
+
+
+def _named_pair(assignment_id: int, name: int) -> Pair | None:
+    """The pair the worker calls ``name``: its handle in an assignment with known-truth checks
+    (``AssignmentPair.handle``, issue 38), else its id; a real pair's id names nothing in an
+    assignment with handles, so the hint tells a check from a real pair no more than the page."""
+    big = literal(name, BigInteger)  # a handle may pass a pair id's 32 bits
+    rows = db.session.execute(
+        select(AssignmentPair.pair_id, AssignmentPair.handle).where(
+            AssignmentPair.assignment_id == assignment_id,
+            or_(AssignmentPair.handle == big, AssignmentPair.pair_id == big),
+        )
+    ).all()
+    found = next((p for p, h in rows if h == name or (h is None and p == name)), None)
+    if found is None:
+        return None
+    return db.session.scalar(
+        select(Pair)
+        .where(Pair.id == found)
+        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
+    )
 
 
 def _rare(ctx, pair, state) -> frozenset[str]:

@@ -177,9 +177,11 @@
     }
     const badge = state === "done" ? null
       : el("span", { class: "cost", "aria-hidden": "true" }, state === "over" ? `\u2298 +${pct(cell.next_cost)}` : `+${pct(cell.next_cost)}`);
-    if (hinted) reason = `Suggested by the advisor: worth its cost. ${reason}`;
+    // The hint is for a cell the worker can open now (the budget may have moved since).
+    const outlined = hinted && state === "open";
+    if (outlined) reason = `Suggested by the advisor: worth its cost. ${reason}`;
     return el("button", {
-      type: "button", class: `cell level-${cell.level} ${state}${hinted ? " suggested" : ""}`, title: reason, "data-level": cell.level,
+      type: "button", class: `cell level-${cell.level} ${state}${outlined ? " suggested" : ""}`, title: reason, "data-level": cell.level,
       "aria-disabled": state === "open" ? null : "true",
       "data-pair": pair.id, "data-row": row, "data-attr": attr.name,
       "data-cost": cell.next_cost, "data-cost-exact": cell.next_cost_exact,

@@ -155,3 +155,22 @@ def test_the_evidence_hint_follows_the_project(app, client):
     _, assignment_id, token, _ = hint_project(app, "evid", advice_reviewer="evidence")
     pair = _page(client, assignment_id, token)["pairs"][0]["id"]
     assert _advice(client, assignment_id, token, pair).get_json()["reviewer"] == "evidence"
+
+
+def test_an_assignment_with_handles_is_advised_by_handle_only(app, client):
+    """With known-truth checks (issue 38) the worker calls pairs by random handles: the hint
+    answers a handle with the same handle, and a real pair's id names nothing."""
+    from app.models import AssignmentPair
+
+    _, assignment_id, token, _ = hint_project(app, "handles")
+    with app.app_context():
+        rows = db.session.query(AssignmentPair).filter_by(assignment_id=assignment_id).all()
+        handles = {}
+        for i, row in enumerate(sorted(rows, key=lambda r: r.position)):
+            row.handle = handles[row.pair_id] = (1 << 49) + 7919 * (i + 1)
+        db.session.commit()
+    first_pair, handle = next(iter(handles.items()))
+    by_handle = _advice(client, assignment_id, token, handle)
+    assert by_handle.status_code == 200 and by_handle.get_json()["pair_id"] == handle
+    assert by_handle.get_json()["suggestion"]["attribute"] == "first_name"
+    assert _advice(client, assignment_id, token, first_pair).status_code == 404
