@@ -49,18 +49,22 @@ def agreement(labels: Iterable[tuple[str, str]]) -> Agreement:
     return Agreement(n, agreed, 100 * observed, kappa)
 
 
-def consensus(decisions: Sequence[str], resolution: str | None = None) -> str | None:
+def consensus(
+    decisions: Sequence[str], resolution: str | None = None, reviewers: int = 0
+) -> str | None:
     """The pair's answer: the manager's ``resolution`` if any, else the reviewers' majority.
 
-    A label counts when more than half of the answers give it, so one answer decides alone,
-    two must agree and three decide by two to one. ``None`` when nobody answered, on a tie
-    (a conflict) or when the majority is ``unsure``.
+    A label counts when more than half of the pair's ``reviewers`` give it (its reviewer
+    slots; at least the answers given): one reviewer's answer decides alone, a double-coded
+    pair is settled once both reviewers agree (one answer of two settles nothing), three
+    decide by two to one. ``None`` when nobody answered, while too few have, on a tie (a
+    conflict) or when the majority is ``unsure``.
     """
     if resolution is not None:
         return resolution
     if not decisions:
         return None
     label, count = Counter(decisions).most_common(1)[0]
-    if 2 * count <= len(decisions) or label == "unsure":
+    if 2 * count <= max(reviewers, len(decisions)) or label == "unsure":
         return None
     return label

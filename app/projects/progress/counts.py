@@ -110,7 +110,8 @@ def stored_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     for n, due, same, different, unsure, first, second, pairs in groups:
         if not n:
             continue
-        settled = 2 * same > n or 2 * different > n
+        slots = max(n, due)  # a double-coded pair is settled once both reviewers agree
+        settled = 2 * same > slots or 2 * different > slots
         decided += pairs * settled
         conflicts += pairs * (not settled and (same > 0) + (different > 0) + (unsure > 0) > 1)
         answered += pairs * (n == due)
@@ -127,8 +128,9 @@ def stored_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
             )
         )
     for pair_id in resolved:  # a resolution settles what the answers did not
-        n, _, same, different, unsure = rows.get(pair_id, (0, 0, 0, 0, 0))
-        if not n or not (2 * same > n or 2 * different > n):
+        n, due, same, different, unsure = rows.get(pair_id, (0, 0, 0, 0, 0))
+        slots = max(n, due)
+        if not n or not (2 * same > slots or 2 * different > slots):
             decided += 1
             conflicts -= bool(n) and (same > 0) + (different > 0) + (unsure > 0) > 1
     return AnswerCounts(per_assignment, decided, conflicts, answered, double)

@@ -167,13 +167,15 @@ def final_columns(project_id: int) -> Finals:
     """The final-decision expressions of ``project_id``'s pairs (see the module docstring)."""
     resolutions = _resolutions(project_id)
     n = func.coalesce(PairAnswers.answers, 0)
+    due = func.coalesce(PairAnswers.due, 0)
+    slots = case((due > n, due), else_=n)  # the pair's reviewers (at least those who answered)
     same = func.coalesce(PairAnswers.same, 0)
     different = func.coalesce(PairAnswers.different, 0)
     unsure = func.coalesce(PairAnswers.unsure, 0)
     human = case(
         (resolutions.c.decision.is_not(None), resolutions.c.decision),
-        (2 * same > n, literal("same")),
-        (2 * different > n, literal("different")),
+        (2 * same > slots, literal("same")),
+        (2 * different > slots, literal("different")),
         else_=None,
     )
     decision = case(

@@ -56,7 +56,8 @@ class PairOutcome:
 
     @property
     def final(self) -> str | None:
-        return consensus(self.decided, self.resolution[0] if self.resolution else None)
+        resolution = self.resolution[0] if self.resolution else None
+        return consensus(self.decided, resolution, len(self.answers))
 
     @property
     def conflict(self) -> bool:

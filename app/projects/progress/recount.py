@@ -45,12 +45,7 @@ def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
     pairs, start, n = np.unique(pair, return_index=True, return_counts=True)
     kinds = np.zeros((len(pairs), 3), dtype=np.int64)
     np.add.at(kinds, (np.repeat(np.arange(len(pairs)), n), answer), 1)
-    majority = (2 * kinds[:, 0] > n) | (2 * kinds[:, 1] > n)
-    has_resolution = np.isin(pairs, np.fromiter(resolved, np.int64, len(resolved)))
-    settled = majority | has_resolution
-    decided = int(settled.sum()) + len(set(resolved) - set(pairs.tolist()))
-    conflicts = int((((kinds > 0).sum(axis=1) > 1) & ~settled).sum())
-    answered = 0
+    due = np.ones(len(pairs), dtype=np.int64)  # a pair answered has at least one reviewer
     if len(pairs):
         multi = int_table(
             select(AssignmentPair.pair_id, func.count())
@@ -59,13 +54,18 @@ def counted_answers(project_id: int, reviewer_ids: list[int]) -> AnswerCounts:
             .having(func.count() > 1),
             2,
         )  # every other assigned pair has one reviewer
-        due = np.ones(len(pairs), dtype=np.int64)
         if len(multi):
             at = np.searchsorted(pairs, multi[:, 0])
             inside = at < len(pairs)
             hit = inside & (pairs[np.minimum(at, len(pairs) - 1)] == multi[:, 0])
             due[at[hit]] = multi[hit, 1]
-        answered = int((n == due).sum())
+    slots = np.maximum(n, due)  # a double-coded pair is settled once both reviewers agree
+    majority = (2 * kinds[:, 0] > slots) | (2 * kinds[:, 1] > slots)
+    has_resolution = np.isin(pairs, np.fromiter(resolved, np.int64, len(resolved)))
+    settled = majority | has_resolution
+    decided = int(settled.sum()) + len(set(resolved) - set(pairs.tolist()))
+    conflicts = int((((kinds > 0).sum(axis=1) > 1) & ~settled).sum())
+    answered = int((n == due).sum()) if len(pairs) else 0
     twice = n >= 2
     combos = answer[start[twice]] * 3 + answer[start[twice] + 1]
     found, times = np.unique(combos, return_counts=True)
@@ -113,17 +113,6 @@ def answer_counts_by_sql(project_id: int, reviewer_ids: list[int]) -> AnswerCoun
         .where(ConflictResolution.id.in_(newest))
         .subquery()
     )
-    human = case(
-        (resolved.c.decision.is_not(None), resolved.c.decision),
-        (2 * per_pair.c.same > per_pair.c.n, literal("same")),
-        (2 * per_pair.c.different > per_pair.c.n, literal("different")),
-        else_=None,
-    )
-    kinds = (
-        case((per_pair.c.same > 0, 1), else_=0)
-        + case((per_pair.c.different > 0, 1), else_=0)
-        + case((per_pair.c.unsure > 0, 1), else_=0)
-    )
     due = (
         select(func.count())
         .where(
@@ -131,6 +120,18 @@ def answer_counts_by_sql(project_id: int, reviewer_ids: list[int]) -> AnswerCoun
             AssignmentPair.pair_id == per_pair.c.pair_id,
         )
         .scalar_subquery()
+    )
+    slots = case((due > per_pair.c.n, due), else_=per_pair.c.n)
+    human = case(
+        (resolved.c.decision.is_not(None), resolved.c.decision),
+        (2 * per_pair.c.same > slots, literal("same")),
+        (2 * per_pair.c.different > slots, literal("different")),
+        else_=None,
+    )
+    kinds = (
+        case((per_pair.c.same > 0, 1), else_=0)
+        + case((per_pair.c.different > 0, 1), else_=0)
+        + case((per_pair.c.unsure > 0, 1), else_=0)
     )
     decided, conflicts, answered = db.session.execute(
         select(

@@ -61,7 +61,9 @@ def _reviewed(app, people):
         for k, assignment in enumerate(made):
             if any(link.pair_id == pair_id for link in assignment.pairs):
                 level = ("high", "medium", "low")[(i + k) % 3]
-                decide(assignment, pair_id, answers[(i * 2 + k) % len(answers)], level)
+                # Every other pair's two coders give the same answer (agreed or not settled).
+                given = answers[(i * 2 + (k if i % 2 else 0)) % len(answers)]
+                decide(assignment, pair_id, given, level)
     db.session.commit()
     manager = db.session.get(User, people["max"])
     for pair_id in [p for p, o in outcomes(project.id).items() if o.open][:2]:
@@ -72,7 +74,8 @@ def _reviewed(app, people):
 
 def _triaged(app, people):
     """Scored pairs triaged: the model decides some, a band and a calibration sample go to
-    two workers; one answers all, the other some (a conflict), the manager resolves it."""
+    two workers, who agree on every other pair and not on the others (conflicts); the
+    manager resolves one."""
     manager = db.session.get(User, people["max"])
     triage = {"lower": 0.3, "upper": 0.8, "calibration": 3, "seed": 2}
     project = create_project(link_spec(scored_items(), triage), manager)
@@ -83,8 +86,7 @@ def _triaged(app, people):
         pair = link.pair
         same = pair.record_a.external_id[1:] == pair.record_b.external_id[1:]
         decide(first, pair.id, "same" if same else "different", ("high", "medium", "low")[k % 3])
-        if k % 2:
-            decide(second, pair.id, "different" if same else "same", "medium")
+        decide(second, pair.id, "same" if same != bool(k % 2) else "different", "medium")
     db.session.commit()
     for pair_id in [p for p, o in outcomes(project.id).items() if o.open][:1]:
         resolve_conflict(project, pair_id, "same", "high", by=manager)

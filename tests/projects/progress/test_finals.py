@@ -71,7 +71,9 @@ def test_sql_final_decisions_equal_the_python_consensus(app, answers, resolved):
 
 def test_listing_filters_pages_and_provenance(app):
     with app.app_context():
-        owner, project, (first, *_) = _project("x", {"lower": 0.3, "upper": 0.8, "calibration": 1})
+        owner, project, (first, second, _) = _project(
+            "x", {"lower": 0.3, "upper": 0.8, "calibration": 1}
+        )
         total = db.session.scalar(select(db.func.count(Pair.id)))
         model = list_pairs(project, PairFilter(purpose="model"), per_page=1000)
         assert model.total and {p["decided_by"] for p in model.pairs} == {"model"}
@@ -80,11 +82,18 @@ def test_listing_filters_pages_and_provenance(app):
         band = list_pairs(project, PairFilter(purpose="band"), per_page=1000).pairs
         assert {p["decision"] for p in band} == {None}
         pair = band[0]
-        db.session.add(DecisionEvent(assignment_id=first.id, pair_id=pair["id"],
-                                     user_id=first.worker_id, decision="different"))  # fmt: skip
-        db.session.commit()
-        (one,) = list_pairs(project, PairFilter(pair=pair["id"])).pairs
-        assert (one["decision"], one["decided_by"], one["answers"]) == ("non_match", "reviewers", 1)
+        for k, assignment in enumerate((first, second)):
+            db.session.add(
+                DecisionEvent(
+                    assignment_id=assignment.id, pair_id=pair["id"],
+                    user_id=assignment.worker_id, decision="different",
+                )
+            )  # fmt: skip
+            db.session.commit()
+            (one,) = list_pairs(project, PairFilter(pair=pair["id"])).pairs
+            # Triple-coded: one answer of three settles nothing, two of three do.
+            settled = ("non_match", "reviewers") if k else (None, None)
+            assert (one["decision"], one["decided_by"], one["answers"]) == (*settled, k + 1)
         assert set(one) >= {"a", "b", "purpose", "round", "match_probability", "match_weight",
                             "match_key", "source_a", "source_b"}  # fmt: skip
         # Offset pages and keyset pages walk the same pairs in id order.

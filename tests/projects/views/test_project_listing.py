@@ -14,7 +14,7 @@ from tests.projects.conftest import decide
 @pytest.fixture
 def world(app):
     """mia's paper project double-coded by wes and wen: pairs 1-3 agreed, 4 disputed, 5 answered
-    by wes only (one answer decides while it is the only one: settled, not answered by all),
+    by wes only (one answer of two settles nothing: neither settled nor answered by all),
     6 untouched. ola has a project of her own."""
     with app.app_context():
         mia, ola = make_user("mia", "manager"), make_user("ola", "manager")
@@ -39,9 +39,9 @@ def test_the_api_lists_a_managers_projects_with_counts(app, client, world):
     (mine,) = listed(client, world, "mia").get_json()["projects"]
     assert (mine["id"], mine["owner"], mine["kind"]) == (world["project"], "mia", "dedupe")
     assert mine["counts"] == {
-        "records": 4, "pairs": 6, "assignments": 2, "answered": 4, "settled": 4, "conflicts": 1,
+        "records": 4, "pairs": 6, "assignments": 2, "answered": 4, "settled": 3, "conflicts": 1,
     }  # fmt: skip
-    assert mine["progress"] == {"answered_percent": 66.67, "settled_percent": 66.67}
+    assert mine["progress"] == {"answered_percent": 66.67, "settled_percent": 50.0}
     assert [p["id"] for p in listed(client, world, "ola").get_json()["projects"]] == [
         world["other"]
     ]
@@ -54,13 +54,13 @@ def test_the_api_lists_a_managers_projects_with_counts(app, client, world):
         resolve_conflict(project, 4, "same", "low", by=project.owner)
         db.session.commit()
     (mine,) = listed(client, world, "mia").get_json()["projects"]
-    assert (mine["counts"]["settled"], mine["counts"]["conflicts"]) == (5, 0)
+    assert (mine["counts"]["settled"], mine["counts"]["conflicts"]) == (4, 0)
 
 
 def test_progress_json_says_answered_apart_from_settled(client, world):
     headers = {"Authorization": f"Bearer {world['tokens']['mia']}"}
     body = client.get(f"/api/v1/projects/{world['project']}/progress", headers=headers).get_json()
-    assert (body["answered"], body["settled"], body["decided"]) == (4, 4, 4)
+    assert (body["answered"], body["settled"], body["decided"]) == (4, 3, 3)
     assert (body["answers"], body["answers_due"], body["assigned"]) == (9, 12, 6)
 
 
@@ -74,8 +74,8 @@ def test_the_list_page_shows_counts_and_progress(app, world):
     page = browser(app, "mia").get("/projects/").get_data(as_text=True)
     row = page.split(f'id="project-{world["project"]}"')[1].split("</tr>")[0]
     cells = [c.split(">", 1)[1].split("<")[0] for c in row.split("<td")[1:]]
-    assert cells[1:7] == ["dedupe", "4", "6", "2", "4", "4"]
-    assert 'value="4"' in row and "67%" in row
+    assert cells[1:7] == ["dedupe", "4", "6", "2", "4", "3"]
+    assert 'value="3"' in row and "50%" in row
     assert "Ola" not in page
 
 
