@@ -54,7 +54,11 @@ def test_fifty_conflicts_paged_filtered_bulk_resolved_in_place(page, live_server
 
     # One row deep in page 2: resolved, the page stays on page 2 at the row now in its place.
     row = page.locator(f"#conflict-{ids[35]}")
+    # Nothing is preselected: a resolution is the manager's choice, never a default's.
+    expect(row.get_by_label(f"Decision for pair {ids[35]}")).to_have_value("")
+    expect(row.get_by_label(f"Confidence for pair {ids[35]}")).to_have_value("")
     row.get_by_label(f"Decision for pair {ids[35]}").select_option("different")
+    row.get_by_label(f"Confidence for pair {ids[35]}").select_option("high")
     row.get_by_role("button", name=f"Resolve pair {ids[35]}").click()
     expect(page.locator(".flash-info")).to_have_text(f"Pair {ids[35]} resolved: different.")
     assert "page=2" in page.url and page.url.endswith(f"#conflict-{ids[36]}")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, ConflictReferral, Pair, User
+from app.models import Assignment, ConflictReferral, ConflictResolution, Pair, User
 from app.projects.blocking.pairing import create_pairs
 from app.projects.conflicts.queue import (
     ConflictError,
@@ -204,3 +204,23 @@ def test_conflicts_over_json(app, client, people):
     done = client.post(f"{base}/{pair_id}/resolve", json={"decision": "same", "confidence": "low"})
     assert done.status_code == 200
     assert client.get(base).get_json()["conflicts"][-1]["final"] == "same"
+
+
+def test_the_queue_preselects_no_answer_and_an_empty_one_settles_nothing(app, client, people):
+    """No conflict is one click from "same / high": the manager chooses the answer."""
+    with app.app_context():
+        project, (pair_id, _), _ = disagreeing(people)
+        project_id = project.id
+    client.post("/login", data={"username": "max", "password": PASSWORD})
+    page = client.get(f"/projects/{project_id}/conflicts").get_data(as_text=True)
+    row = page.split(f'id="conflict-{pair_id}"', 1)[1].split("</tbody>", 1)[0]
+    assert '<option value="" selected>choose: same or different</option>' in row
+    assert '<option value="" selected>choose a confidence</option>' in row
+    assert row.count("required") >= 2 and "selected>same" not in row
+    done = client.post(f"/projects/{project_id}/conflicts/{pair_id}/resolve",
+                       data={"decision": "", "confidence": ""}, follow_redirects=True)  # fmt: skip
+    assert "Not done: the decision is &#39;same&#39; or &#39;different&#39;" in done.get_data(
+        as_text=True
+    )
+    with app.app_context():
+        assert db.session.scalar(select(func.count(ConflictResolution.id))) == 0
