@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 from dataclasses import dataclass
 from functools import cache
@@ -13,6 +14,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from app.auth import audit
 from app.extensions import db
 from app.models import ApiToken, Role, User
+from app.models.base import utcnow
 from app.models.user import hash_token, password_method
 
 MAX_PASSWORD_CHARS = 200  # the login form's limit
@@ -78,14 +80,38 @@ def issue_token(
     return plain
 
 
+#: A token's "last used" is written again once it is this old (one write a minute at most).
+TOUCH_SECONDS = 60
+
+
 def user_for_token(plain: str) -> User | None:
-    """The active user holding the API token ``plain`` (one query: token and user joined)."""
+    """The active user holding the API token ``plain`` (one query: token and user joined);
+    the token's ``last_used_at`` is brought up to date (to the minute) on the way."""
     query = (
-        select(User)
+        select(User, ApiToken.id, ApiToken.last_used_at)
         .join(ApiToken, ApiToken.user_id == User.id)
         .where(ApiToken.token_hash == hash_token(plain), User.active.is_(True))
     )
-    return db.session.scalar(query)
+    row = db.session.execute(query).first()
+    if row is None:
+        return None
+    user, token_id, used = row
+    _touch(token_id, used)
+    return user
+
+
+def _touch(token_id: int, used) -> None:
+    """Write the token's use unless it was written less than :data:`TOUCH_SECONDS` ago, in a
+    transaction of its own (a GET request commits nothing; a write request's transaction
+    should not start with it)."""
+    now = utcnow()
+    if used is not None:
+        used = used if used.tzinfo else used.replace(tzinfo=dt.UTC)  # SQLite: naive UTC
+        if (now - used).total_seconds() < TOUCH_SECONDS:
+            return
+    engine = db.session.get_bind(mapper=ApiToken.__mapper__)
+    with engine.begin() as connection:
+        connection.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
 
 
 @dataclass(frozen=True)

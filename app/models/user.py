@@ -90,9 +90,6 @@ class ApiToken(Timestamped, db.Model):
         token = cls(user=user, token_hash=hash_token(plain), label=label)
         return token, plain
 
-    def touch(self) -> None:
-        self.last_used_at = utcnow()
-
 
 class AccountEvent(db.Model):
     """One thing done to an account (append-only): who did it, to whom, what, when.
