@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import abort, jsonify, request
 from flask_login import current_user
-from sqlalchemy import select
 
 from app.api.blueprint import bp
 from app.api.openapi import documented
@@ -12,7 +11,6 @@ from app.api.openapi import pairs as schemas
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Round
 from app.projects.blocking import BlockingRefused
 from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
 from app.projects.reading.predictions import PredictionsError
@@ -28,6 +26,7 @@ from app.projects.triage import (
     read_scores,
     reblock_round,
 )
+from app.projects.triage.summary import round_summaries
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 
 BASE = "/projects/<int:project_id>"
@@ -170,18 +169,7 @@ def add_round_view(project_id: int):
 @documented("The project's rounds: origin, triage settings and counts", ok=schemas.ROUNDS)
 def rounds_view(project_id: int):
     project = owned_project(project_id)
-    rows = db.session.scalars(
-        select(Round).where(Round.project_id == project.id).order_by(Round.number)
-    )
-    return jsonify(
-        rounds=[
-            {
-                "round": r.number, "origin": r.origin, "at": r.at.isoformat(),
-                "filename": r.filename, "triage": r.triage, "counts": r.counts,
-            }
-            for r in rows
-        ]
-    )  # fmt: skip
+    return jsonify(rounds=[r.as_json() for r in round_summaries(project)])
 
 
 @bp.post(f"{BASE}/settings")

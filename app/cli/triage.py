@@ -14,12 +14,11 @@ import json
 from pathlib import Path
 
 import click
-from sqlalchemy import select
 
 from app.cli.custody import refuse_if_closed
 from app.cli.projects import projects
 from app.extensions import db
-from app.models import Project, Round
+from app.models import Project
 from app.projects.blocking import BlockingRefused
 from app.projects.reading.predictions import PredictionsError
 from app.projects.triage import (
@@ -31,6 +30,7 @@ from app.projects.triage import (
     read_scores,
     reblock_round,
 )
+from app.projects.triage.summary import round_summaries
 
 REFUSED = (PredictionsError, ScoredPairsError, TriageError)
 
@@ -133,11 +133,8 @@ def reblock_command(project_id: int, rules: str, as_json: bool) -> None:
 def rounds_command(project_id: int) -> None:
     """List PROJECT_ID's rounds: origin, triage thresholds and counts."""
     project = _project(project_id)
-    rows = db.session.scalars(
-        select(Round).where(Round.project_id == project.id).order_by(Round.number)
-    )
-    for r in rows:
-        triage = r.triage or {}
+    for r in (summary.as_json() for summary in round_summaries(project)):
+        triage, counts = r["triage"] or {}, r["counts"]
         band = f" [{triage['lower']}, {triage['upper']}] on {triage['score']}" if triage else ""
-        click.echo(f"round {r.number}: {r.origin}{band}, {r.counts.get('pairs', 0):,} pairs, "
-                   f"{r.counts.get('review', 0):,} to review")  # fmt: skip
+        click.echo(f"round {r['round']}: {r['origin']}{band}, {counts.get('pairs', 0):,} pairs, "
+                   f"{counts.get('review', 0):,} to review")  # fmt: skip
