@@ -170,7 +170,7 @@ def test_a_missing_id_beside_a_long_one_is_named_by_row():
 
 
 def test_within_the_bounds_a_dictionary_file_reads_whole_in_batches(monkeypatch):
-    from app.projects.reading import parquet as module
+    from app.projects.reading.parquet import bounded as module
 
     monkeypatch.setattr(module, "BATCH_BYTES", 4096)  # a few rows a batch
     ids = pa.array([f"a{i % 7}" for i in range(500)]).dictionary_encode()
