@@ -57,7 +57,7 @@ from app.core.advice import (  # noqa: E402
 )
 from app.core.advice.display.state import levels_of  # noqa: E402
 from app.core.advice.study import read_pair_file, read_samples, stored  # noqa: E402
-from app.core.advice.study.fit import ROLES  # noqa: E402
+from app.core.advice.study.fit import ROLES, study_world  # noqa: E402
 from app.core.disclosure import (  # noqa: E402
     AttributeType,
     Level,
@@ -163,7 +163,27 @@ def chi2018(fitted):
     attention = _attention()
     cases = [c for c in study_cases(pairs) if c.key not in attention]
     reviewers = [HumanReviewer(fitted.human, ROLES, fitted.world), EvidenceReviewer(fitted.world)]
-    rows = table("CHI 2018 (300 scored pairs)", cases, reviewers, lambda r: fitted.world)
+    name = "CHI 2018 (300 scored pairs)"
+    rows = table(name, cases, reviewers, lambda r: fitted.world)
+    # The world model is counted on these pairs: the advisor again with, for each pair, the
+    # world counted without its scenario type (what it knows of the design is not its own).
+    by_key = {c.key: c for c in cases}
+    outs = []
+    for scenario in sorted({p.scenario for p in pairs}):
+        world = study_world([p for p in pairs if p.scenario != scenario])
+        human = HumanReviewer(fitted.human, ROLES, world)
+        chosen = [
+            by_key[k]
+            for k in ((p.sample, p.question) for p in pairs if p.scenario == scenario)
+            if k in by_key
+        ]
+        outs += [run_policy(c, "advisor", human, world) for c in chosen]
+    rows.append(_row(outs, "advisor, world without its type", "human", name))
+    last = rows[-1]
+    print(
+        f"human     advisor, world without its type: {last['accuracy']:.1f} % at "
+        f"{last['characters']:.1f} %, KAPR/pair {last['kapr']:.4f} %"
+    )
     # The CLI's core path gives the same rows (one policy, both reviewers).
     for reviewer in ("human", "evidence"):
         cli = [r for r in simulate_study(pairs, reviewer, "moderate", fitted)
