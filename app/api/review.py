@@ -10,7 +10,8 @@ from app.api.openapi import documented, schemas
 from app.api.openapi.review import ADVICE, ADVICE_QUERY, PAGE
 from app.api.openapi.review import reveal as reveal_body
 from app.auth import throttle
-from app.auth.decorators import roles_required
+from app.auth.decorators import checks_token_itself, roles_required
+from app.auth.token_cache import request_token
 from app.database import reads_first
 from app.extensions import db
 from app.models import Assignment
@@ -41,6 +42,7 @@ def assignment_page(assignment_id: int):
 
 
 @bp.post("/assignments/<int:assignment_id>/reveal")
+@checks_token_itself  # the reveal's read checks the token and the account (issue 42.5)
 @roles_required("worker")
 @reads_first  # reads and prices without the write lock; reveal_cell takes it to write
 @documented("Reveal one cell (budgeted)", body=reveal_body, ok=schemas.REVEALED, errors=(409,))
@@ -55,8 +57,9 @@ def reveal(assignment_id: int):
     with throttle.reveal_in_flight(current_user.id):
         try:
             result = services.reveal_cell(
-                assignment_id, pair_id, row, attribute, by=current_user, shown_level=shown
-            )
+                assignment_id, pair_id, row, attribute,
+                by=current_user, shown_level=shown, token=request_token(),
+            )  # fmt: skip
         except services.RevealRefused as exc:
             db.session.rollback()
             return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code

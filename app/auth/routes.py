@@ -22,7 +22,7 @@ from app.auth.blueprint import bp
 from app.auth.decorators import roles_required
 from app.auth.forms import LoginForm
 from app.auth.services import AccountError, authenticate, create_user, end_sessions
-from app.auth.token_cache import cached_user_for_token
+from app.auth.token_cache import cached_user_for_token, remember_request_token
 from app.extensions import csrf, db, login_manager
 from app.models import Role, User
 
@@ -46,8 +46,13 @@ def load_user_from_token(req) -> User | None:
     header = req.headers.get("Authorization", "")
     if not header.startswith("Bearer "):
         return None
+    plain = header.removeprefix("Bearer ").strip()
     fresh = req.method not in ("GET", "HEAD", "OPTIONS")  # a write sees account changes at once
-    return cached_user_for_token(header.removeprefix("Bearer ").strip(), fresh=fresh)
+    view = current_app.view_functions.get(req.endpoint)
+    if fresh and getattr(view, "checks_token_itself", False):
+        fresh = False
+        remember_request_token(plain)  # the view's statement checks it
+    return cached_user_for_token(plain, fresh=fresh)
 
 
 @bp.before_app_request

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from flask import current_app
+from flask import current_app, g
 from sqlalchemy import inspect
 from sqlalchemy.orm import make_transient_to_detached
 
@@ -72,3 +72,15 @@ def forget_user(user_id: int) -> None:
         return
     for digest in [d for d, (_, values) in cache.items() if values.get("id") == user_id]:
         cache.pop(digest, None)
+
+
+def remember_request_token(plain: str) -> None:
+    """Keep this request's token digest for the view that re-checks it (:func:`request_token`)."""
+    g.mindfirl_token = hash_token(plain)
+
+
+def request_token() -> str | None:
+    """The SHA-256 digest of this request's bearer token when its view re-checks it itself
+    (:func:`app.auth.decorators.checks_token_itself`), else None (a browser session, whose
+    account was read afresh, or a view that did not ask)."""
+    return g.get("mindfirl_token")

@@ -2,7 +2,9 @@
 pair's position and both records' values, the project's scale and the pair's stored cells.
 
 One row per stored cell of the pair (at least one row); none when the assignment is not the
-user's or the pair is not in it.
+user's or the pair is not in it, or when the user is no longer an active worker or, for a
+bearer request (``token``: its digest, else None), the token is gone: an account change
+committed anywhere stops the next reveal with no statement of its own (issue 42.5).
 """
 
 from __future__ import annotations
@@ -10,11 +12,21 @@ from __future__ import annotations
 from functools import cache
 
 from psycopg.rows import namedtuple_row
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import String, and_, bindparam, cast, exists, func, or_, select
 from sqlalchemy.orm import aliased
 
 from app.database import pg_rows
-from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record
+from app.models import (
+    ApiToken,
+    Assignment,
+    AssignmentPair,
+    CellState,
+    Pair,
+    Project,
+    Record,
+    Role,
+    User,
+)
 
 _RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
 _N_PAIRS = (
@@ -64,12 +76,23 @@ _READ = (
         CellState,
         and_(CellState.assignment_id == Assignment.id, CellState.pair_id == Pair.id),
     )
-    .where(Assignment.id == bindparam("assignment_id"), Assignment.worker_id == bindparam("user"))
+    .join(User, and_(User.id == Assignment.worker_id, User.active, User.role == Role.WORKER.value))
+    .where(
+        Assignment.id == bindparam("assignment_id"),
+        Assignment.worker_id == bindparam("user"),
+        or_(
+            cast(bindparam("token", type_=String), String).is_(None),
+            exists().where(
+                ApiToken.user_id == Assignment.worker_id, ApiToken.token_hash == bindparam("token")
+            ),
+        ),
+    )
 )
 
 
 def read_pair(connection, params: dict) -> list:
-    """The rows of the read for ``params`` (``assignment_id``, ``pair_id``, ``user``).
+    """The rows of the read for ``params`` (``assignment_id``, ``pair_id``, ``user``,
+    ``token``).
 
     On PostgreSQL the statement is compiled once and run on the driver's cursor, which
     decodes JSON and timestamps itself (no per-call cache key or result metadata).

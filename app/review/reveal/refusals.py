@@ -38,3 +38,14 @@ class ProjectClosed(RevealRefused):
 class NotInAssignment(RevealRefused):
     code = 404
     error = "not_found"
+
+
+class AccountChanged(RevealRefused):
+    """The account was deactivated or demoted, or the token revoked, since it was cached."""
+
+    error = "unauthorized"
+
+    def __init__(self, message: str, *, code: int):
+        super().__init__(message)
+        self.code = code
+        self.error = "unauthorized" if code == 401 else "forbidden"

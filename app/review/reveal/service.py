@@ -27,7 +27,7 @@ from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.database import begin_write
 from app.extensions import db
-from app.models import Assignment, User
+from app.models import ApiToken, Assignment, Role, User
 from app.models.base import utcnow
 from app.review.connection import gate as _gate
 from app.review.connection import statement_connection
@@ -36,6 +36,7 @@ from app.review.meters import meters
 from app.review.reveal.charge import charge
 from app.review.reveal.read import read_pair
 from app.review.reveal.refusals import (
+    AccountChanged,
     BudgetExceeded,
     NothingToReveal,
     NotInAssignment,
@@ -95,6 +96,7 @@ def reveal_cell(
     *,
     by: User,
     shown_level: str | None = None,
+    token: str | None = None,
 ) -> RevealResult:
     """Advance one cell to its next level and charge its KAPR cost, or refuse.
 
@@ -103,13 +105,14 @@ def reveal_cell(
     refused (:class:`~app.review.reveal.refusals.StaleView`) rather than charging a cost the client
     did not preview. The caller commits. Raises :class:`~app.review.reveal.refusals.RevealRefused`
     (and subclasses) with nothing changed; a budget refusal and a stale view carry the
-    assignment's meters (``details["assignment"]``).
+    assignment's meters (``details["assignment"]``). ``token``: the request's bearer token
+    digest, checked by the read itself (:func:`app.auth.token_cache.request_token`).
     """
     if row not in (0, 1):
         raise NotInAssignment("row must be 0 (record A) or 1 (record B)")
     user_id = by.id
     session = db.session()  # the request's Session (not the scoped proxy)
-    args = (assignment_id, pair_id, row, attribute, user_id, shown_level)
+    args = (assignment_id, pair_id, row, attribute, user_id, shown_level, token)
     connection, autocommit = statement_connection(session, Assignment)
     if autocommit:
         with _gate(assignment_id):  # holds no database lock while it waits
@@ -156,11 +159,11 @@ def _reveal_autocommit(connection, *args) -> _Plan:
     return plan
 
 
-def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_level) -> _Plan:
-    params = {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id}
+def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_level, token) -> _Plan:
+    params = {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id, "token": token}
     rows = read_pair(connection, params)
     if not rows:
-        _explain_missing(connection, assignment_id, user_id)
+        _explain_missing(connection, assignment_id, user_id, token)
     first = rows[0]
     if first.closed_at is not None:  # read with the rest: a closed project costs no query
         raise ProjectClosed(CLOSED)
@@ -233,8 +236,19 @@ def _meters(first, kapr: Fraction) -> dict:
     return meters(first.budget, kapr, first.chars_disclosed, first.chars_total)
 
 
-def _explain_missing(connection, assignment_id: int, user_id: int):
+def _explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
     """Raise the refusal for a reveal whose read found nothing."""
+    account = connection.execute(select(User.active, User.role).where(User.id == user_id)).first()
+    held = (
+        token is None
+        or connection.execute(
+            select(ApiToken.id).where(ApiToken.user_id == user_id, ApiToken.token_hash == token)
+        ).first()
+    )
+    if account is None or not account.active or not held:
+        raise AccountChanged("this token or account no longer works", code=401)
+    if account.role != Role.WORKER:
+        raise AccountChanged("this account is no longer a worker's", code=403)
     owner = connection.execute(
         select(Assignment.worker_id).where(Assignment.id == assignment_id)
     ).scalar()
