@@ -17,11 +17,13 @@ from app.api.openapi.review import (
     SUBMIT_BODY,
 )
 from app.api.projects import json_body
-from app.auth.decorators import roles_required
+from app.auth.decorators import checks_token_itself, roles_required
+from app.auth.token_cache import request_token
 from app.extensions import db
 from app.models import Assignment
 from app.review.answers import (
     ANY_VERSION,
+    AccountChanged,
     AnswerChanged,
     AnswersClosed,
     DecisionError,
@@ -74,6 +76,7 @@ def list_decisions(assignment_id: int):
 
 
 @bp.post("/assignments/<int:assignment_id>/decisions")
+@checks_token_itself  # the owner read checks the token and the account (issue 42.5)
 @roles_required("worker")
 @documented(
     "Save a decision",
@@ -93,8 +96,11 @@ def save_decision(assignment_id: int):
     version = body.get("version", ANY_VERSION)
     try:
         saved = save_answer(
-            assignment_id, pair_id, decision, confidence, by=current_user, version=version
-        )
+            assignment_id, pair_id, decision, confidence,
+            by=current_user, version=version, token=request_token(),
+        )  # fmt: skip
+    except AccountChanged as exc:
+        abort(exc.status, str(exc))
     except AnswersClosed as exc:
         abort(410, str(exc))
     except PermissionError as exc:

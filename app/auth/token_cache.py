@@ -24,11 +24,11 @@ from __future__ import annotations
 import time
 
 from flask import current_app, g
-from sqlalchemy import inspect
+from sqlalchemy import String, and_, bindparam, cast, exists, inspect, or_, select
 from sqlalchemy.orm import make_transient_to_detached
 
 from app.auth.services import user_for_token
-from app.models import User
+from app.models import ApiToken, User
 from app.models.user import hash_token
 
 MAX_CACHED = 4096
@@ -84,3 +84,34 @@ def request_token() -> str | None:
     (:func:`app.auth.decorators.checks_token_itself`), else None (a browser session, whose
     account was read afresh, or a view that did not ask)."""
     return g.get("mindfirl_token")
+
+
+def account_holds(user_id, role: str):
+    """SQL, for a view's own statement: the account ``user_id`` (a column) is active with
+    ``role`` and, for a bearer request, still holds the token whose digest is bound as
+    ``:token`` (None: a browser session, read afresh already)."""
+    token = bindparam("token", type_=String)
+    return and_(
+        exists().where(User.id == user_id, User.active, User.role == role),
+        or_(
+            cast(token, String).is_(None),
+            exists().where(ApiToken.user_id == user_id, ApiToken.token_hash == token),
+        ),
+    )
+
+
+def account_refusal(connection, user_id: int, token: str | None, role: str):
+    """``(status, message)`` when :func:`account_holds` is false for ``user_id``, else None:
+    401 for a deactivated account or a revoked token, 403 for another role."""
+    account = connection.execute(select(User.active, User.role).where(User.id == user_id)).first()
+    held = (
+        token is None
+        or connection.execute(
+            select(ApiToken.id).where(ApiToken.user_id == user_id, ApiToken.token_hash == token)
+        ).first()
+    )
+    if account is None or not account.active or not held:
+        return 401, "this token or account no longer works"
+    if account.role != role:
+        return 403, f"this account is no longer a {role}'s"
+    return None

@@ -66,3 +66,21 @@ def test_deleting_a_project_deletes_its_stored_indexes(app):
         delete_project(project)
         db.session.commit()
         assert db.session.scalar(sa.select(sa.func.count(SourceIndex.source_id))) == 0
+
+
+def test_a_pair_projects_index_is_stored_with_its_count_tables(app):
+    """The ``pair`` model's tables are made at import and loaded with the index, so a
+    worker's first page never builds them (issue 39.5); a ``row`` project stores none."""
+    from app.core.kapr._pair_tables import PairTables
+    from app.models import SourceIndex
+
+    with app.app_context():
+        manager = make_user("max", "manager")
+        for model, stored in (("pair", True), ("row", False)):
+            project = paper_project(manager, evidence_model=model, name=f"paper {model}")
+            query = sa.select(SourceIndex.source_id).where(SourceIndex.project_id == project.id)
+            source_id = db.session.scalars(query).first()
+            app.extensions.pop("mindfirl_indexes", None)  # another process: nothing in memory
+            with mock.patch.object(PairTables, "__init__", side_effect=AssertionError("built")):
+                loaded = source_index(project, source_id)
+                assert ("pair_tables" in loaded.__dict__) is stored

@@ -3,7 +3,7 @@
 Two app instances share one database, as two gunicorn workers do: the worker's token is
 remembered by the second (it served the worker's page), the admin acts through the first, and
 once the admin's request has returned the worker's next reveal through the second is refused
-and records nothing (issue 42.5). Reads may see the old account for TOKEN_CACHE_SECONDS.
+and records nothing, nor does their next answer (issue 42.5). Reads may see the old account for TOKEN_CACHE_SECONDS.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from app import create_app
 from app.extensions import db
-from app.models import ApiToken, RevealEvent, User
+from app.models import ApiToken, DecisionEvent, RevealEvent, User
 from tests.api.conftest import make_worker
 from tests.factories import make_user
 from tests.web.test_user_admin import login
@@ -61,5 +61,12 @@ def test_no_reveal_in_another_process_after_the_admins_request(app, other_proces
     assert admin.post(path, data=form).status_code == 302  # the admin's request has returned
 
     assert worker.reveal(*cells[1][:3]).status_code == CHANGES[change][1]
+    answer = {"pair_id": cells[1][0], "decision": "same", "confidence": "high"}
+    path = f"/api/v1/assignments/{worker.assignment_id}/decisions"
+    assert worker.client.post(path, json=answer, headers=worker.headers).status_code == (
+        CHANGES[change][1]
+    )
     with app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count()).select_from(RevealEvent)) == 1
+        for table in (RevealEvent, DecisionEvent):
+            written = db.session.scalar(sa.select(sa.func.count()).select_from(table))
+            assert written == (1 if table is RevealEvent else 0), table.__name__

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.disclosure import AttributeType, Level
+from app.core.kapr import _pair_store as pair_store
 from app.core.kapr._pair_tables import PairTables
 from app.core.kapr._value_index import EMPTY, ValueIndex
 from app.core.kapr.evidence import Evidence, Row
@@ -160,7 +161,7 @@ class AnonymityIndex:
 
     def dump(self) -> bytes:
         """The ranked values, every record's slot and the sorted posting lists, per attribute
-        (``.npz``, no pickle).
+        (``.npz``, no pickle), and the ``pair`` model's count tables once made.
 
         :meth:`load` rebuilds the same index from them without normalising, ranking or
         sorting again (what building from raw values spends its time on).
@@ -173,6 +174,8 @@ class AnonymityIndex:
         }
         for i, column in enumerate(self.columns.values()):
             arrays.update({f"{name}{i}": array for name, array in column.saved().items()})
+        if "pair_tables" in self.__dict__:  # made already (a pair project's, at import)
+            arrays.update(pair_store.saved(self.pair_tables))
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         return buffer.getvalue()
@@ -188,7 +191,11 @@ class AnonymityIndex:
                 )
                 for i, (name, kind) in enumerate(zip(names, kinds, strict=True))
             }
-            return cls(columns, int(arrays["n"][0]))
+            index = cls(columns, int(arrays["n"][0]))
+            tables = {k: arrays[k] for k in arrays.files if k.startswith("pt.")}
+            if tables:
+                index.__dict__["pair_tables"] = pair_store.restore(columns, tables)
+            return index
 
     @property
     def nbytes(self) -> int:

@@ -20,6 +20,7 @@ from app.review.answers.save import (
     ANY_VERSION,
     CONFIDENCES,
     DECISIONS,
+    AccountChanged,
     AnswerChanged,
     AnswersClosed,
     DecisionError,
@@ -32,6 +33,7 @@ from app.review.answers.save import (
 
 __all__ = [
     "ANY_VERSION",
+    "AccountChanged",
     "AnswersClosed",
     "CONFIDENCES",
     "DECISIONS",

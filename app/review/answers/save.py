@@ -16,9 +16,10 @@ from functools import cache
 
 from sqlalchemy import Integer, String, bindparam, exists, func, insert, literal, select, union_all
 
+from app.auth.token_cache import account_holds, account_refusal
 from app.database import pg_rows
 from app.extensions import db
-from app.models import CLEARED, Assignment, AssignmentPair, DecisionEvent, Project, User
+from app.models import CLEARED, Assignment, AssignmentPair, DecisionEvent, Project, Role, User
 from app.models.base import utcnow
 from app.models.events import current_answer_ids
 from app.review.connection import statement_connection
@@ -36,6 +37,14 @@ CLOSED = "this project was closed out: its decisions are final and no answer is 
 
 class AnswersClosed(Exception):
     """The assignment's project was closed out (docs/closeout.md)."""
+
+
+class AccountChanged(PermissionError):
+    """The account was deactivated or demoted, or its token revoked (``status``: 401, 403)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
 
 
 class NotInAssignment(LookupError):
@@ -92,7 +101,14 @@ def check_answer(decision, confidence, allow_unsure: bool) -> None:
 
 
 def save_answer(
-    assignment_id: int, pair_id: int, decision, confidence, *, by: User, version=ANY_VERSION
+    assignment_id: int,
+    pair_id: int,
+    decision,
+    confidence,
+    *,
+    by: User,
+    version=ANY_VERSION,
+    token: str | None = None,
 ):
     """Append ``by``'s answer for one pair of their assignment; return its id and the summary.
 
@@ -101,15 +117,19 @@ def save_answer(
     Refusals, in this order: :class:`NotInAssignment` (no such assignment),
     :class:`PermissionError` (another worker's), :class:`DecisionError` (not a valid
     answer), :class:`NotInAssignment` (the pair is not in the assignment),
-    :class:`AnswerChanged`. The caller commits.
+    :class:`AnswerChanged`; :class:`AccountChanged` when ``by``'s account or its bearer token
+    (``token``, the request's digest) stopped working since it was cached. The caller commits.
     """
     connection, _ = statement_connection(db.session(), DecisionEvent)
-    found = _rows(connection, _OWNER, {"assignment_id": assignment_id, "pair_id": pair_id})
+    params = {"assignment_id": assignment_id, "pair_id": pair_id, "token": token}
+    found = _rows(connection, _OWNER, params)
     if not found:
         raise NotInAssignment("no such assignment")
-    worker_id, allow_unsure, closed_at, in_assignment, newest = found[0]
+    worker_id, allow_unsure, closed_at, in_assignment, newest, holds = found[0]
     if worker_id != by.id:
         raise PermissionError("this assignment belongs to another worker")
+    if not holds:  # deactivated, demoted or its token revoked since it was cached
+        raise AccountChanged(*account_refusal(connection, by.id, token, Role.WORKER.value))
     if closed_at is not None:  # read with the owner: a closed project costs no query
         raise AnswersClosed(CLOSED)
     check_answer(decision, confidence, bool(allow_unsure))
@@ -199,6 +219,7 @@ _OWNER = (
         )
         .correlate(Assignment)
         .scalar_subquery(),
+        account_holds(Assignment.worker_id, Role.WORKER.value),
     )
     .join(Project, Project.id == Assignment.project_id)
     .where(Assignment.id == _ASSIGNMENT)

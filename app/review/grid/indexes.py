@@ -20,7 +20,7 @@ from sqlalchemy import delete, select
 from app.core.disclosure import AttributeType, format_date
 from app.core.kapr import AnonymityIndex
 from app.extensions import db
-from app.models import Project, Record, Source, SourceIndex
+from app.models import EvidenceModel, Project, Record, Source, SourceIndex
 
 MAX_CACHED = 8
 _lock = threading.Lock()
@@ -94,7 +94,8 @@ def stored_index(source_id: int, records_version: int) -> AnonymityIndex | None:
 
 
 def store_indexes(project: Project) -> None:
-    """Build and store the index of each of ``project``'s sources (its records just written).
+    """Build and store the index of each of ``project``'s sources (its records just written),
+    with the ``pair`` model's count tables for a ``pair`` project.
 
     Not kept in memory: the import may still roll back, and another project could then get
     the same ids (the stored rows go with the transaction). Flushes."""
@@ -106,6 +107,8 @@ def store_indexes(project: Project) -> None:
     sources = db.session.scalars(select(Source.id).where(Source.project_id == project.id))
     for source_id in sources.all():
         index = build_index(attributes, source_id)
+        if project.evidence_model == EvidenceModel.PAIR:
+            index.pair_tables  # noqa: B018 (made now and stored: never in a worker's request)
         db.session.add(
             SourceIndex(
                 source_id=source_id,

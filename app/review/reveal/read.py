@@ -12,21 +12,12 @@ from __future__ import annotations
 from functools import cache
 
 from psycopg.rows import namedtuple_row
-from sqlalchemy import String, and_, bindparam, cast, exists, func, or_, select
+from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.orm import aliased
 
+from app.auth.token_cache import account_holds
 from app.database import pg_rows
-from app.models import (
-    ApiToken,
-    Assignment,
-    AssignmentPair,
-    CellState,
-    Pair,
-    Project,
-    Record,
-    Role,
-    User,
-)
+from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record, Role
 
 _RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
 _N_PAIRS = (
@@ -76,16 +67,10 @@ _READ = (
         CellState,
         and_(CellState.assignment_id == Assignment.id, CellState.pair_id == Pair.id),
     )
-    .join(User, and_(User.id == Assignment.worker_id, User.active, User.role == Role.WORKER.value))
     .where(
         Assignment.id == bindparam("assignment_id"),
         Assignment.worker_id == bindparam("user"),
-        or_(
-            cast(bindparam("token", type_=String), String).is_(None),
-            exists().where(
-                ApiToken.user_id == Assignment.worker_id, ApiToken.token_hash == bindparam("token")
-            ),
-        ),
+        account_holds(Assignment.worker_id, Role.WORKER.value),
     )
 )
 
