@@ -25,6 +25,7 @@ def test_hint_off_by_default_shows_nothing_and_asks_nothing(app, live_server, pa
     _open(page, live_server, "off", assignment_id)
     expect(page.locator(".cell").first).to_be_visible()
     assert page.locator(".cell.suggested").count() == 0 and page.locator(".suffices").count() == 0
+    assert page.locator("#advice-help").count() == 0
     assert page.locator("#review").get_attribute("data-advice") is None and asked == []
 
 
@@ -34,6 +35,7 @@ def test_hint_on_outlines_one_cell_and_opens_nothing(app, live_server, page):
     page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     _open(page, live_server, "on", assignment_id)
     expect(page.locator("#review")).to_have_attribute("data-advised", "1")
+    expect(page.locator("#advice-help")).to_contain_text("only suggests")
     first, third = page.locator("tbody.pair").nth(0), page.locator("tbody.pair").nth(2)
     suggested = first.locator(".cell.suggested")
     expect(suggested).to_have_count(1)
