@@ -4,7 +4,8 @@ For each of ``labels``, ``splink?score=confidence``, ``clusters``, ``linked`` (a
 for reference): the streamed pieces (``export_chunks``) are hashed as they come, never
 joined, and the whole-body path (``whole_csv``: every pair's outcome in memory, then the
 text) is hashed once written; the digests must agree. Time (untraced), then the peak memory
-allocated by each path in a second, traced run (``tracemalloc``), same run.
+allocated by each path in a second, traced run (``tracemalloc``), same run; ``--quick`` skips
+the traced runs (a figure, not a check: the digests are compared either way).
 
 Not a bench itself (``run_all.py`` skips modules starting with ``_``).
 """
@@ -60,8 +61,9 @@ def _whole(project, kind: str, options) -> tuple[str, int]:
     return hashlib.sha256(data).hexdigest(), len(data)
 
 
-def measure_exports(project, line) -> None:
-    """Print a line per export: ours (streamed) against the whole path, time and memory."""
+def measure_exports(project, line, memory: bool = True) -> None:
+    """Print a line per export: ours (streamed) against the whole path, time and (with
+    ``memory``) the peak memory of each."""
     from app.projects.exports import ExportOptions
 
     for kind, score in KINDS:
@@ -69,11 +71,13 @@ def measure_exports(project, line) -> None:
         name = kind if score == "binary" else f"{kind}?score={score}"
         (ours, size), t_ours = _timed(_streamed, project, kind, options)
         (theirs, _), t_whole = _timed(_whole, project, kind, options)
-        m_ours, m_whole = (_peak(path, project, kind, options) for path in (_streamed, _whole))
         agree(ours == theirs, f"{name} export: streamed and whole bytes differ")
         mib = 2**20
-        line(
-            f"export {name}"[:22], t_ours, t_whole,
-            note=f"{size / mib:,.1f} MiB; peak memory {m_ours / mib:,.1f} MiB streamed, "
-            f"{m_whole / mib:,.1f} MiB whole ({m_whole / max(m_ours, 1):,.1f}x)",
-        )  # fmt: skip
+        note = f"{size / mib:,.1f} MiB"
+        if memory:
+            m_ours, m_whole = (_peak(path, project, kind, options) for path in (_streamed, _whole))
+            note += (
+                f"; peak memory {m_ours / mib:,.1f} MiB streamed, "
+                f"{m_whole / mib:,.1f} MiB whole ({m_whole / max(m_ours, 1):,.1f}x)"
+            )
+        line(f"export {name}"[:22], t_ours, t_whole, note=note)

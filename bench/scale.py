@@ -320,7 +320,7 @@ def _run(app, args, tmp: Path) -> None:
 
     # 6. every export that used to be built whole, streamed against the whole path
     if args.exports or args.quick:
-        measure_exports(project, _line)
+        measure_exports(project, _line, memory=not args.quick)
 
 
 def _numbers(progress) -> dict:
