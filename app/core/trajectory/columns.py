@@ -120,16 +120,16 @@ def _seconds(stamps) -> np.ndarray | None:
     if not np.all(np.diff(ends) == width):
         return None
     chars = np.frombuffer(data, np.uint8, count=n * width, offset=int(ends[0])).reshape(n, width)
-    digits = np.array([c == "Y" or c in "MDHS" for c in STAMP])
+    digits = np.array([c in "YMDHS" for c in STAMP])
     layout = np.frombuffer(STAMP.encode(), dtype=np.uint8)
     if not np.all(chars[:, ~digits] == layout[~digits]):
         return None
-    d = chars.astype(np.int64) - ord("0")
-    if not np.all((d[:, digits] >= 0) & (d[:, digits] <= 9)):
+    d = chars[:, digits] - np.uint8(ord("0"))  # uint8: a character below '0' wraps past 9
+    if not np.all(d <= 9):
         return None
+    d = d.astype(np.int64)  # YYYY MM DD HH MM SS, 14 digits
     year = d[:, 0] * 1000 + d[:, 1] * 100 + d[:, 2] * 10 + d[:, 3]
-    month, day = d[:, 5] * 10 + d[:, 6], d[:, 8] * 10 + d[:, 9]
-    hour, minute, second = (d[:, k] * 10 + d[:, k + 1] for k in (11, 14, 17))
+    month, day, hour, minute, second = (d[:, k] * 10 + d[:, k + 1] for k in range(4, 14, 2))
     if not np.all((year >= 1) & (month >= 1) & (month <= 12)):
         return None
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
