@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from app import create_app
 
 
@@ -55,6 +57,20 @@ def test_sqlite_default_puts_the_vault_in_its_own_file(tmp_path, monkeypatch):
     app = create_app()
     assert app.config["SQLALCHEMY_DATABASE_URI"].endswith("mindfirl.sqlite")
     assert app.config["SQLALCHEMY_BINDS"]["vault"]["url"].endswith("vault.sqlite")
+
+
+def test_vault_database_url_keeps_the_vault_apart_and_the_readme_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr("flask.Flask.auto_find_instance_path", lambda self: str(tmp_path))
+    monkeypatch.setenv("FLASK_AUTO_UPGRADE", "false")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@127.0.0.1:1/db")
+    monkeypatch.setenv("VAULT_DATABASE_URL", "postgres://v@127.0.0.1:1/vault")
+    app = create_app()
+    assert (
+        app.config["SQLALCHEMY_BINDS"]["vault"]["url"] == "postgresql+psycopg://v@127.0.0.1:1/vault"
+    )
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "VAULT_DATABASE_URL=postgresql://" in readme
+    assert "with `DATABASE_URL` alone, **the same database**" in readme
 
 
 def test_passwords_are_hashed_at_full_strength_outside_the_tests(tmp_path, monkeypatch):

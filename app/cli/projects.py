@@ -70,7 +70,7 @@ def _choices(columns, guessed, kind, roles, types, formats) -> list[ColumnChoice
     return [
         ColumnChoice(
             column,
-            roles.get(column, default_role(column, with_id=with_id)),
+            roles.get(column, default_role(column, with_id=with_id, columns=columns)),
             types.get(column, default_type(column)),
             formats.get(column, guessed.get(column, "")),
         )

@@ -110,16 +110,29 @@ def default_type(column: str) -> str:
     return AttributeType.STRING.value
 
 
-def default_role(column: str, *, with_id: bool) -> str:
+#: Names of a record id column, in the order one is proposed (FEBRL's ``rec_id``, Splink's
+#: ``unique_id``, ...); the first a file has is its id column.
+ID_COLUMNS = ("id", "rec_id", "record_id", "unique_id", "recid", "uid")
+
+
+def id_column(columns) -> str | None:
+    """The column of ``columns`` proposed as the record id (see :data:`ID_COLUMNS`)."""
+    lowered = {c.lower(): c for c in reversed(list(columns))}
+    return next((lowered[name] for name in ID_COLUMNS if name in lowered), None)
+
+
+def default_role(column: str, *, with_id: bool, columns=None) -> str:
     """The role a column starts with: private by default, only names and dates identifying.
 
     A column is *sensitive* (never shown to workers) unless its name says it holds a
-    person's name or a date, or it is the record id of a linked file; one named like a
-    cluster id (``cluster_id``, ``true_id``, ...) is the ground *truth* (sensitive as well).
-    MINDFIRL's helper strings and zero columns (``helper_*``, ``zero_*``) are left out.
+    person's name or a date, or it is the record id of a linked file (of ``columns``, the
+    file's, the first named as in :data:`ID_COLUMNS`; ``id`` without them); one named like
+    a cluster id (``cluster_id``, ``true_id``, ...) is the ground *truth* (sensitive as
+    well). MINDFIRL's helper strings and zero columns (``helper_*``, ``zero_*``) are left out.
     """
     lowered = column.lower()
-    if with_id and lowered == "id":
+    is_id = lowered == "id" if columns is None else column == id_column(columns)
+    if with_id and is_id:
         return "id"
     if lowered in CLUSTER_COLUMNS:
         return "truth"

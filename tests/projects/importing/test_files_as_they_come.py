@@ -260,3 +260,15 @@ def test_every_problem_of_both_files_is_counted(app, people):
         assert caught.value.total == len(problems) == 9  # and B's 11-field row
         assert db.session.scalar(select(func.count(Project.id))) == 0
         assert db.session.scalar(select(func.count(Pair.id))) == 0
+
+
+def test_febrls_rec_id_is_proposed_as_the_id_column():
+    febrl = ["rec_id", "given_name", "surname", "street_number", "date_of_birth", "soc_sec_id"]
+    roles = {c: default_role(c, with_id=True, columns=febrl) for c in febrl}
+    assert roles["rec_id"] == "id" and list(roles.values()).count("id") == 1
+    # One id column only: "id" first, then rec_id, record_id, unique_id (Splink's), ...
+    both = ["rec_id", "ID", "name"]
+    assert [default_role(c, with_id=True, columns=both) for c in both] == [
+        "sensitive", "id", "identifying",
+    ]  # fmt: skip
+    assert default_role("rec_id", with_id=False, columns=febrl) == "sensitive"  # a pair file
