@@ -101,17 +101,16 @@ def user_for_token(plain: str) -> User | None:
 
 
 def _touch(token_id: int, used) -> None:
-    """Write the token's use unless it was written less than :data:`TOUCH_SECONDS` ago, in a
-    transaction of its own (a GET request commits nothing; a write request's transaction
-    should not start with it)."""
+    """Write the token's use unless it was written less than :data:`TOUCH_SECONDS` ago, and
+    commit it at once: the look-up comes first in a request, with nothing else pending (a
+    GET request commits nothing; a write request's transaction should not start with it)."""
     now = utcnow()
     if used is not None:
         used = used if used.tzinfo else used.replace(tzinfo=dt.UTC)  # SQLite: naive UTC
         if (now - used).total_seconds() < TOUCH_SECONDS:
             return
-    engine = db.session.get_bind(mapper=ApiToken.__mapper__)
-    with engine.begin() as connection:
-        connection.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+    db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+    db.session.commit()
 
 
 @dataclass(frozen=True)
