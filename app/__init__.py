@@ -177,6 +177,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.analytics.views import bp as analytics_bp
     from app.api import bp as api_bp
     from app.auth import bp as auth_bp
+    from app.docs import bp as docs_bp
     from app.projects.custody import views as _custody  # noqa: F401 (its pages join projects_bp)
     from app.projects.views import bp as projects_bp
     from app.review.views import bp as review_bp
@@ -186,6 +187,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(review_bp, url_prefix="/review")
     app.register_blueprint(analytics_bp, url_prefix="/admin")
     app.register_blueprint(api_bp, url_prefix="/api/v1")
+    app.register_blueprint(docs_bp)
 
 
 def _register_cli(app: Flask) -> None:
