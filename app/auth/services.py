@@ -109,8 +109,13 @@ def _touch(token_id: int, used) -> None:
         used = used if used.tzinfo else used.replace(tzinfo=dt.UTC)  # SQLite: naive UTC
         if (now - used).total_seconds() < TOUCH_SECONDS:
             return
-    db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
-    db.session.commit()
+    session = db.session()
+    session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+    keep, session.expire_on_commit = session.expire_on_commit, False  # the user stays loaded
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = keep
 
 
 @dataclass(frozen=True)
