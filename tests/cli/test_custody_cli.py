@@ -57,7 +57,7 @@ def test_close_writes_the_exports_then_destroys(app, runner, settled, tmp_path):
     )
     assert out.exit_code == 0, out.output
     assert "destroyed vault_rows: 4" in out.output
-    assert "and erased from the database files" in out.output
+    assert "erased from the database files" in out.output
     assert "beyond the application's reach: " in out.output
     sums = (tmp_path / "final" / "SHA256SUMS").read_text().splitlines()
     with app.app_context():

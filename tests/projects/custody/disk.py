@@ -1,5 +1,9 @@
 """Read what is on the disk, byte for byte: the database files and every file under a folder.
 
+On PostgreSQL these tests get a database of their own (:func:`own_database`): VACUUM FULL
+keeps what a transaction older than it may see, and only that database's sessions count, so
+other tests' open transactions in the shared test database do not hold it up.
+
 SQLite: both database files and their ``-wal``/``-shm``. PostgreSQL: the files of every
 relation of the test's schema (tables, indexes, TOAST) and of ``pg_statistic``, found by
 ``pg_relation_filepath`` under the server's data directory (the tests run as the postgres
@@ -10,12 +14,15 @@ superuser on this machine); a ``CHECKPOINT`` first writes what shared buffers ho
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
+import psycopg
 import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
+from tests.conftest import PG_URL, _pg_url
 
 _RELATIONS = """
 SELECT pg_relation_filepath(c.oid) FROM pg_class c
@@ -90,3 +97,30 @@ def stored_values(project_id: int, *, at_least: int = 6) -> list[str]:
         )
     )
     return sorted(v for v in values if len(v) >= at_least)
+
+
+def own_database(tmp_path: Path):
+    """``database_config`` with, on PostgreSQL, a database of its own (dropped after)."""
+    if not PG_URL:
+        yield {
+            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'main.sqlite'}",
+            "VAULT_DATABASE_URI": f"sqlite:///{tmp_path / 'vault.sqlite'}",
+        }
+        return
+    name = f"erasure_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(_pg_url(PG_URL), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = sa.make_url(_pg_url(PG_URL)).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield {"SQLALCHEMY_DATABASE_URI": url, "VAULT_DATABASE_URI": url}
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def pg_connect(autocommit: bool = False) -> psycopg.Connection:
+    """A connection of another session to the app's PostgreSQL database (in an app context)."""
+    url = db.engines[None].url.set(drivername="postgresql")
+    return psycopg.connect(url.render_as_string(hide_password=False), autocommit=autocommit)

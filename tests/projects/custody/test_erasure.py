@@ -13,23 +13,33 @@ import sqlite3
 import uuid
 from pathlib import Path
 
-import psycopg
 import pytest
-import sqlalchemy as sa
 from werkzeug.datastructures import FileStorage
 
 from app.extensions import db
 from app.models import Project, StorageErasure
 from app.projects.custody import close_project, erase_storage, pending_erasures
+from app.projects.custody import erasure as erasure_module
 from app.projects.importing.uploads import stage_one
 from app.projects.lifecycle import create_project
 from app.projects.scoring.recovery import claim_work_dir, work_root
 from app.projects.scoring.service import predictions_file
 from app.review.answers.save import save_answer
 from tests.factories import make_assignment, make_user
-from tests.projects.custody.disk import database_files, stored_values, values_on_disk
+from tests.projects.custody.disk import (
+    database_files,
+    own_database,
+    pg_connect,
+    stored_values,
+    values_on_disk,
+)
 
 PG = bool(os.environ.get("TEST_DATABASE_URL"))
+
+
+@pytest.fixture
+def database_config(tmp_path):
+    yield from own_database(tmp_path)
 
 
 @pytest.fixture
@@ -38,6 +48,8 @@ def app_overrides(tmp_path):
         "UPLOAD_FOLDER": str(tmp_path / "uploads"),
         "SCORING_OUTPUT_DIR": str(tmp_path / "scoring"),
         "SCORING_WORK_DIR": str(tmp_path / "scoring-work"),
+        # a shared server's other transactions must end first (VACUUM FULL would keep rows)
+        "CLOSEOUT_ERASE_WAIT_SECONDS": 120,
     }
 
 
@@ -127,10 +139,8 @@ def server_connection(app):
             for conn in conns:
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conns
-        schema = db.session.scalar(sa.text("SELECT current_schema()"))
-        db.session.rollback()
-    conn = psycopg.connect(os.environ["TEST_DATABASE_URL"], autocommit=True)
-    conn.execute(f'SELECT count(*) FROM "{schema}".records').fetchone()
+        conn = pg_connect(autocommit=True)
+    conn.execute("SELECT count(*) FROM records").fetchone()
     return [conn]
 
 
@@ -168,11 +178,8 @@ def _hold_old_snapshot(app):
             conn = sqlite3.connect(db.engines[None].url.database, isolation_level=None)
             conn.execute("BEGIN")
         else:
-            schema = db.session.scalar(sa.text("SELECT current_schema()"))
-            db.session.rollback()
-            conn = psycopg.connect(os.environ["TEST_DATABASE_URL"])
+            conn = pg_connect()
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            conn.execute(f'SET search_path = "{schema}"')
     conn.execute("SELECT count(*) FROM projects").fetchone()
     return conn
 
@@ -197,7 +204,7 @@ def test_a_reader_of_the_old_state_makes_the_pass_wait_and_close_due_finish_it(
     finally:
         reader.rollback() if PG else reader.execute("ROLLBACK")
         reader.close()
-    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 30  # for other sessions of a shared server
+    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 120
     out = runner.invoke(args=["projects", "close-due"])
     assert out.exit_code == 0, out.output
     assert "1 project(s) destroyed, and erased from the database files" in out.output
@@ -207,15 +214,17 @@ def test_a_reader_of_the_old_state_makes_the_pass_wait_and_close_due_finish_it(
 
 
 @pytest.mark.postgres
-def test_a_lock_held_past_the_wait_leaves_the_pass_pending_and_the_pool_as_it_was(app, finished):
+def test_a_lock_held_past_the_wait_leaves_the_pass_pending_and_the_pool_as_it_was(
+    app, finished, monkeypatch
+):
     project_id, _ = finished
-    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 2  # other sessions of a shared server end
+    app.config["CLOSEOUT_ERASE_WAIT_SECONDS"] = 0.3
+    # other tests' transactions on a shared server: the reader test covers that wait
+    monkeypatch.setattr(erasure_module, "_OLDER", "SELECT 0, 0")
     with app.app_context():
-        schema = db.session.scalar(sa.text("SELECT current_schema()"))
-        db.session.rollback()
         db.engines["vault"].dispose()  # one pooled connection from here: the pass's
-    holder = psycopg.connect(os.environ["TEST_DATABASE_URL"])  # READ COMMITTED: no old snapshot
-    holder.execute(f'LOCK TABLE "{schema}".vault_records IN ACCESS SHARE MODE')
+        holder = pg_connect()  # READ COMMITTED: no old snapshot, a lock
+    holder.execute("LOCK TABLE vault_records IN ACCESS SHARE MODE")
     try:
         erasure = close(app, project_id)
     finally:

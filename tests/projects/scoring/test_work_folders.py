@@ -26,11 +26,22 @@ from app.projects.scoring import submit_scoring, upload_model
 from app.projects.scoring.recovery import claim_work_dir, held, sweep_work_dirs
 from app.review.answers.save import save_answer
 from tests.factories import make_assignment, make_user
-from tests.projects.custody.disk import stored_values, values_on_disk
+from tests.projects.custody.disk import own_database, stored_values, values_on_disk
 from tests.projects.scoring.febrl import febrl4_project
 from tests.projects.scoring.hang import MARK, hang_in_duckdb
 
 REPO = Path(__file__).parents[3]
+
+
+@pytest.fixture
+def database_config(tmp_path):
+    yield from own_database(tmp_path)
+
+
+@pytest.fixture
+def app_overrides(app_overrides):
+    # a shared server's other transactions must end first (VACUUM FULL would keep rows)
+    return {**app_overrides, "CLOSEOUT_ERASE_WAIT_SECONDS": 120}
 
 
 @pytest.fixture
