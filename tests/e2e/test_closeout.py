@@ -68,6 +68,9 @@ def test_accountability_then_close_out(page, live_server, project_id, tmp_path):
     hashes = page.locator("#export-hashes code").all_inner_texts()
     assert hashes and set(hashes) <= set(sums)  # the hashes of the files downloaded
     assert "vault rows" in record.inner_text()
+    # the pass over the database files is said (complete, or what it waits for)
+    assert "erased from the database files" in page.locator("#erasure").inner_text().lower()
+    assert page.locator("#beyond-reach li").count() >= 2
 
     page.goto(f"{live_server}/projects/{project_id}/progress")
     assert "closed out" in page.content()
