@@ -11,12 +11,47 @@
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + alpha + ")";
   }
 
-  function axis(a, stacked) {
+  var LABEL_CHARS = 30; // a category label is cut with "…" past this (whole in the tooltip)
+  var ALL_LABELS = 60; // up to this many category labels, every one is written
+
+  function values(spec) {
+    var out = [];
+    spec.series.forEach(function (s) {
+      s.data.forEach(function (p) {
+        var v = p && typeof p === "object" ? p.y : p;
+        if (typeof v === "number") out.push(v);
+      });
+    });
+    return out;
+  }
+
+  // Counts are whole numbers: an axis over them has no "0.5" tick. A category axis writes
+  // every label (none skipped), a long one cut, and a logarithmic axis writes 1, 2, 5 × 10^k.
+  function axis(a, stacked, whole, labels) {
+    var ticks = {};
+    if (a.scale === "linear" && whole) ticks.precision = 0;
+    if (a.scale === "logarithmic") {
+      ticks.callback = function (v) {
+        var lead = v / Math.pow(10, Math.floor(Math.log10(v)));
+        return [1, 2, 5].indexOf(Math.round(lead)) >= 0 && Math.abs(lead - Math.round(lead)) < 1e-9
+          ? Number(v).toLocaleString("en")
+          : "";
+      };
+    }
+    if (a.scale === "category" && labels) {
+      ticks.autoSkip = labels.length > ALL_LABELS;
+      ticks.maxRotation = 60;
+      ticks.callback = function (v) {
+        var text = String(this.getLabelForValue(v));
+        return text.length > LABEL_CHARS ? text.slice(0, LABEL_CHARS - 1) + "…" : text;
+      };
+    }
     return {
       type: a.scale,
       title: { display: !!a.title, text: a.title },
       beginAtZero: a.scale === "linear",
       stacked: !!stacked,
+      ticks: ticks,
     };
   }
 
@@ -61,7 +96,10 @@
           legend: { display: datasets.length > 1 },
           tooltip: { callbacks: { label: pointLabel } },
         },
-        scales: { x: axis(spec.x, spec.stacked), y: axis(spec.y, spec.stacked) },
+        scales: {
+          x: axis(spec.x, spec.stacked, false, spec.labels),
+          y: axis(spec.y, spec.stacked, values(spec).every(Number.isInteger), null),
+        },
       },
     });
     figure.chart = chart;

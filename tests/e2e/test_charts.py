@@ -62,3 +62,31 @@ def test_kapr_report_chart_draws_its_table(page, live_server, spent):
     assert [r[0] for r in rows[1:]] == [c[0] for c in cells]
     assert [float(r[1]) for r in rows[1:]] == drawn["data"][0]
     assert problems == []
+
+
+def test_counts_have_whole_ticks_and_every_label_is_written(page, live_server, spent, app):
+    with app.app_context():
+        from app.models import Project
+
+        project = db.session.scalar(db.select(Project))
+        project.name = "A project whose name is far longer than a tick label"
+        db.session.commit()
+        project_id = project.id
+    log_in(page, live_server, "max")
+    page.goto(f"{live_server}/projects/{project_id}/accountability")
+    figure = page.locator("figure.chart").first
+    figure.and_(page.locator("[data-chart-ready]")).wait_for()
+    ticks = figure.evaluate(
+        "f => ({y: f.chart.scales.y.ticks.map(t => t.value),"
+        " x: f.chart.scales.x.ticks.map(t => t.label), labels: f.chart.data.labels})"
+    )
+    assert ticks["y"] and all(float(v).is_integer() for v in ticks["y"])  # records: no 0.5
+    assert ticks["x"] == ticks["labels"]  # every attribute's label, none skipped (nor cut)
+    page.context.clear_cookies()
+    log_in(page, live_server, "ada")
+    page.goto(f"{live_server}/admin/reports/kapr")
+    figure = page.locator("figure.chart").first
+    figure.and_(page.locator("[data-chart-ready='2']")).wait_for()
+    labels = figure.evaluate("f => f.chart.scales.x.ticks.map(t => t.label)")
+    assert labels and all(len(label) <= 30 for label in labels)  # cut, whole in the tooltip
+    assert labels[0].endswith("…") and labels[0].startswith("A project whose name")

@@ -71,19 +71,30 @@ def disclosure_summary(project: Project) -> DisclosureSummary:
     return DisclosureSummary(project.id, project.name, records, reveals, counts, project.closed)
 
 
+#: Counts this many times apart are drawn on a logarithmic scale (the smaller would vanish).
+FAR_APART = 20
+
+
 def disclosure_chart(summary: DisclosureSummary) -> dict:
-    """A stacked bar per attribute: records with nothing, something, everything disclosed."""
+    """Bars per attribute: records with nothing, something, everything disclosed.
+
+    Side by side on a logarithmic scale when the counts are far apart (FEBRL4: 163 records
+    with something disclosed beside 9,837 with nothing, a sliver of a linear stacked bar),
+    else stacked on a linear one."""
     labels = list(summary.counts)
     series = [
         charts.Series(outcome, [summary.counts[a][outcome] for a in labels]) for outcome in OUTCOMES
     ]
+    shown = [v for s in series for v in s.data if v]
+    spread = bool(shown) and max(shown) > FAR_APART * min(shown)
     return charts.bar(
         "People by what was disclosed of them",
         labels,
         series,
         x_title="Identifying attribute",
-        y_title="Records",
-        stacked=True,
+        y_title="Records" + (" (logarithmic)" if spread else ""),
+        y_scale="logarithmic" if spread else "linear",
+        stacked=not spread,
     )
 
 

@@ -119,3 +119,15 @@ def test_people_by_what_was_disclosed(app, reviewed):
     assert summary.counts["race"] == {"nothing": 2, "something": 0, "everything": 2}
     # together: every record had something shown, none had all three at full
     assert summary.counts[ANY] == {"nothing": 0, "something": 4, "everything": 0}
+
+
+def test_far_apart_counts_are_drawn_side_by_side_on_a_logarithmic_scale():
+    from app.projects.custody.summary import DisclosureSummary, disclosure_chart
+
+    febrl = {"given_name": {"nothing": 9837, "something": 120, "everything": 43}}
+    chart = disclosure_chart(DisclosureSummary(1, "FEBRL4", 10_000, 300, febrl, False))
+    assert chart["y"]["scale"] == "logarithmic" and "stacked" not in chart
+    assert chart["series"][1]["data"] == [120]  # the 163 records with something shown
+    small = {"name": {"nothing": 3, "something": 1, "everything": 0}}
+    chart = disclosure_chart(DisclosureSummary(1, "Paper", 4, 1, small, False))
+    assert chart["y"]["scale"] == "linear" and chart["stacked"] is True
