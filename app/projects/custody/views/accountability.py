@@ -36,7 +36,7 @@ def accountability(project_id: int):
     return render_template(
         "projects/accountability.html", project=project, summary=summary,
         people_chart=disclosure_chart(summary), outcomes=OUTCOMES, found=found, problem=problem,
-        source=source, record=record, sources=[s.label for s in project.sources],
+        source=source, record=record, sources=list(project.sources),
     )  # fmt: skip
 
 
