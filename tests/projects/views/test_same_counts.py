@@ -24,8 +24,9 @@ def test_pair_totals_and_source_names_agree_between_pages(app, client, people):
         owner = db.session.get(User, people["max"])
         project = create_project(link_spec(), owner)
         ids = [(f"a{i}", f"b{j}") for i in range(6) for j in range(6)]
+        p = [0.99 if a[1:] == b[1:] else 0.01 for a, b in ids]
         scored = _scored([a for a, _ in ids], [b for _, b in ids], ["febrl4a"] * 36,
-                         ["febrl4b"] * 36, [0.99 if a[1:] == b[1:] else 0.01 for a, b in ids])  # fmt: skip
+                         ["febrl4b"] * 36, p)  # fmt: skip
         scored.match_probability[:3] = 0.5  # three pairs in the band
         made = add_scored_round(project, scored, TriageSettings(0.1, 0.9), owner)
         db.session.commit()
