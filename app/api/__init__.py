@@ -6,6 +6,7 @@ from app.api.openapi import register_openapi_route
 register_openapi_route(bp)
 
 from app.api import (  # noqa: E402,F401  (registers the routes, after the document's)
+    accounts,
     analytics,
     belief,
     custody,

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Pair
+from app.models import ApiToken, Pair
 from tests.factories import make_assignment, make_token, make_user, paper_project
 
 EXAMPLES = 10
@@ -45,11 +45,16 @@ def _setup(app) -> tuple[dict[str, str], dict[str, int]]:
         assignment = make_assignment(project, worker, 0.5)
         pair_id = db.session.scalar(select(Pair.id).where(Pair.project_id == project.id))
         tokens = {u.role: make_token(u) for u in (manager, worker, admin)}
+        fuzzed = make_user("fuzzed", "worker")  # the account the admin routes change
+        make_token(fuzzed)
+        token_id = db.session.scalar(select(ApiToken.id).where(ApiToken.user_id == fuzzed.id))
         ids = {
             "project_id": project.id,
             "assignment_id": assignment.id,
             "pair_id": pair_id,
             "job_id": 1,
+            "user_id": fuzzed.id,
+            "token_id": token_id,
             "page": 1,
             "kind": "decisions",
         }

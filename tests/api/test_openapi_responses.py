@@ -13,7 +13,7 @@ import pytest
 
 from app.api.openapi import openapi_document
 from app.extensions import db
-from app.models import Pair
+from app.models import ApiToken, Pair
 from tests.factories import PASSWORD, make_assignment, make_token, make_user, paper_project
 
 ROLES = {"manager": "mia", "worker": "wes", "admin": "ada"}
@@ -31,9 +31,12 @@ def world(app):
         project = paper_project(users["manager"])
         assignment = make_assignment(project, users["worker"], 0.5)
         pair = db.session.query(Pair).filter_by(project_id=project.id).first()
+        fuzzed = make_user("fuzzed", "worker")  # the account the admin routes change
+        make_token(fuzzed)
         ids = {
             "project_id": project.id, "assignment_id": assignment.id, "pair_id": pair.id,
-            "job_id": 1, "page": 1, "kind": "labels",
+            "job_id": 1, "page": 1, "kind": "labels", "user_id": fuzzed.id,
+            "token_id": db.session.query(ApiToken.id).filter_by(user_id=fuzzed.id).scalar(),
         }  # fmt: skip
         tokens = {role: make_token(user) for role, user in users.items()}
         return ids, tokens
