@@ -1,0 +1,126 @@
+"""The slow pages of issue 40.6 at FEBRL4 size, against their code paths before, same run.
+
+    .venv/bin/python bench/closeout.py [--quick] [--postgres URL]
+
+FEBRL4 (``tests/febrl.py``: 10,000 records, Splink's 160,856 scored pairs) imported and
+triaged at [0.05, 0.95] with a calibration sample of 50; one worker answers the band and the
+sample through the JSON API. Then, through the manager's browser session (the test client),
+each page or download is timed (best of three) with the code of before
+(``bench/_closeout_baseline.py``: rows through the ORM, the linkage text cell by cell, the
+release gate measuring without a policy, the Release risk page measuring twice) and as it is
+now: the linked export, the linkage export, the Release risk page, the close-out page and its
+zip. The close-out POST runs once, now (it destroys the values): its baseline is the same
+close-out's final exports, computed the old way, plus the erasure measured now. Each body must
+be the same both ways (exit status 1 otherwise). ``--quick``: the first 400 people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _check import agree, finish, quick_postgres  # noqa: E402
+from _closeout_baseline import before  # noqa: E402
+from _kapr_setup import bench_app  # noqa: E402
+from triage import _project, _review  # noqa: E402
+
+from app.extensions import db  # noqa: E402
+from tests import febrl as data  # noqa: E402
+from tests.factories import PASSWORD, make_token, make_user  # noqa: E402
+
+PAGES = {
+    "linked export": "/projects/{id}/export/linked",
+    "linkage export": "/projects/{id}/export/linkage",
+    "release-risk page": "/projects/{id}/release-risk",
+    "close-out page": "/projects/{id}/closeout",
+    "close-out zip": "/projects/{id}/closeout/exports.zip",
+}
+
+
+def _get(client, url: str) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    response = client.get(url)
+    body = response.get_data()  # a streamed body is read to its end
+    assert response.status_code == 200, (url, response.status_code)
+    return time.perf_counter() - started, body
+
+
+def _best(client, url: str, times: int = 3) -> tuple[float, str]:
+    runs = [_get(client, url) for _ in range(times)]
+    body = re.sub(rb'((?:name="csrf_token" value|name="csrf-token" content)=")[^"]*', rb"\1",
+                  runs[0][1])  # a page's CSRF token (signed with the time)  # fmt: skip
+    body = re.sub(rb"-\d+-caption", b"-caption", body)  # a chart's id on the page
+    return min(t for t, _ in runs), hashlib.sha256(body).hexdigest()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the first 400 people")
+    parser.add_argument("--postgres", help="a PostgreSQL URL (a throwaway schema is used)")
+    args = parser.parse_args(argv)
+    entities = 400 if args.quick else None
+    postgres = args.postgres or (quick_postgres() if args.quick else None)
+    with tempfile.TemporaryDirectory() as tmp:
+        febrl = data.load(Path(tmp), entities)
+        with bench_app(Path(tmp), postgres, RATELIMIT_ENABLED=False) as app:
+            with app.app_context():
+                manager = {"Authorization": f"Bearer {make_token(make_user('max', 'manager'))}"}
+                worker = {"Authorization": f"Bearer {make_token(make_user('wes', 'worker'))}"}
+            api = app.test_client()
+            project = _project(api, manager, febrl, "FEBRL4")
+            imported = api.post(
+                f"/api/v1/projects/{project}/predictions?lower=0.05&upper=0.95&calibration=50"
+                "&seed=1", data=febrl.csv.read_bytes(),
+                headers={**manager, "Content-Type": "application/octet-stream"},
+            )  # fmt: skip
+            assert imported.status_code == 201, imported.get_json()
+            pairs = imported.get_json()["counts"]["pairs"]
+            _review(api, manager, worker, project, ("band", "calibration"), febrl.truth)
+            client = app.test_client()
+            client.post("/login", data={"username": "max", "password": PASSWORD})
+            label = f"{'first 400 people' if args.quick else 'FEBRL4'}, {pairs:,} pairs, " + (
+                "PostgreSQL" if postgres else "SQLite"
+            )
+            print(f"\n{label}: best of 3, seconds")
+            print(f"{'':22}{'before':>9}{'now':>9}{'ratio':>8}")
+            for name, path in PAGES.items():
+                url = path.format(id=project)
+                with before():
+                    old, old_hash = _best(client, url)
+                new, new_hash = _best(client, url)
+                agree(old_hash == new_hash, f"{name}: the same body both ways")
+                print(f"{name:22}{old:9.2f}{new:9.2f}{old / new:7.1f}x")
+            page = client.get(f"/projects/{project}/closeout").get_data(as_text=True)
+            digest = re.search(r'name="digest" value="([0-9a-f]+)"', page).group(1)
+            with app.app_context(), before():
+                from app.models import Project
+                from app.projects.custody import final_exports
+
+                started = time.perf_counter()
+                final_exports(db.session.get(Project, project))
+                old_exports = time.perf_counter() - started
+            started = time.perf_counter()
+            closed = client.post(
+                f"/projects/{project}/closeout", data={"confirm": "yes", "digest": digest}
+            )
+            new = time.perf_counter() - started
+            agree(closed.status_code == 302, "the close-out POST closes the project")
+            with app.app_context():
+                from app.models import Project
+
+                agree(db.session.get(Project, project).closed, "the project is closed out")
+            print(f"{'close-out POST':22}{'':>9}{new:9.2f}  (its exports the old way alone: "
+                  f"{old_exports:.2f} s)")  # fmt: skip
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
