@@ -8,11 +8,12 @@ from app.models import User
 from tests.api.conftest import make_worker
 
 
-def selects(app, action) -> int:
+def statements(app, action, start: str = "SELECT") -> int:
+    """How many statements beginning with ``start`` ``action()`` sends the main database."""
     count = []
 
     def listen(_conn, _cursor, statement, *_):
-        count.append(statement.lstrip().upper().startswith("SELECT"))
+        count.append(statement.lstrip().upper().startswith(start))
 
     with app.app_context():
         engine = db.engine
@@ -22,6 +23,10 @@ def selects(app, action) -> int:
     finally:
         sa.event.remove(engine, "before_cursor_execute", listen)
     return sum(count)
+
+
+def selects(app, action) -> int:
+    return statements(app, action)
 
 
 def me(client, worker):

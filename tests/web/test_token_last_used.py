@@ -12,6 +12,7 @@ from app.extensions import db
 from app.models import ApiToken
 from app.models.base import utcnow
 from tests.api.conftest import make_worker
+from tests.review.test_token_cache import statements
 
 
 def _used(app) -> dt.datetime | None:
@@ -21,19 +22,7 @@ def _used(app) -> dt.datetime | None:
 
 
 def _writes(app, action) -> int:
-    count = []
-
-    def listen(_conn, _cursor, statement, *_):
-        count.append(statement.lstrip().upper().startswith("UPDATE API_TOKENS"))
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", listen)
-    try:
-        action()
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", listen)
-    return sum(count)
+    return statements(app, action, "UPDATE API_TOKENS")
 
 
 def test_last_used_follows_the_tokens_use(app, client, runner):

@@ -101,8 +101,10 @@ def read_forms(comparisons: Iterable, attributes: Mapping[str, AttributeType | s
 
 def _form(name: str, use: _Uses) -> tuple[str | None, str | None]:
     """(form, problem) of one date attribute."""
-    if len(use.layouts) > 1:
-        labels = " and ".join(form_label(f) for f in use.layouts)
+    if len(use.layouts) > 1:  # a layout that is none is not quoted (it is the model's text)
+        labels = " and ".join(
+            form_label(f) if _LAYOUT.fullmatch(f) else "another layout" for f in use.layouts
+        )
         places = ", ".join(use.layouts.values())
         return None, (
             f"{places}: {name} is read in two date layouts ({labels}); one column has one "
@@ -130,9 +132,9 @@ def _form(name: str, use: _Uses) -> tuple[str | None, str | None]:
     return layout or (ISO if use.cast else None), None
 
 
-def _visit(node: Node, where: str, uses: dict[str, _Uses], context: str) -> None:
+def _visit(node: Node, where: str, uses: dict[str, _Uses], context: str | tuple) -> None:
     """Record how each column under ``node`` is read; ``context`` is how its parent reads
-    a bare column: ``text``, ``neutral``, ``typed``, ``cast`` or a layout."""
+    a bare column: ``text``, ``neutral``, ``typed``, ``cast`` or ``("layout", layout)``."""
     if isinstance(node, Column):
         use = uses.setdefault(node.name, _Uses({}))
         if context == "typed":
@@ -141,11 +143,12 @@ def _visit(node: Node, where: str, uses: dict[str, _Uses], context: str) -> None
             use.cast = use.cast or where
         elif context == "text":
             use.text = use.text or where
-        elif context != "neutral":
-            use.layouts.setdefault(context, where)
+        elif isinstance(context, tuple):  # ("layout", a strftime layout)
+            use.layouts.setdefault(context[1], where)
         return
     if isinstance(node, Func) and node.name in _PARSE:
-        _visit(node.args[0], where, uses, node.args[1].value)  # type: ignore[union-attr]
+        layout = ("layout", node.args[1].value)  # type: ignore[union-attr]
+        _visit(node.args[0], where, uses, layout)
         return
     if isinstance(node, Func) and node.name == "epoch":
         _visit(node.args[0], where, uses, "typed")

@@ -70,6 +70,8 @@ def test_text_compared_with_no_layout_named_is_given_as_iso_and_noted():
         (("EPOCH(dob_l) > 0", STRP.format("%Y%m%d")), "and as text"),
         ((STRP.format("%Y%m%d"), "CAST(dob_l AS DATE) = CAST(dob_r AS DATE)"), "cast to a date"),
         ((STRP.format("%d %b %Y"),), "codes other than %Y %y %m %d"),
+        ((STRP.format("text"),), "codes other than %Y %y %m %d"),  # a layout, not a keyword
+        ((STRP.format("%Y%m%d"), STRP.format("a secret")), "(YYYYMMDD and another layout)"),
         (("EPOCH(name_l) = EPOCH(name_r)",), "name is a string attribute here"),
     ],
 )
