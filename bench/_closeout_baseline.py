@@ -5,7 +5,8 @@ back for one run with :func:`before` and taken away again.
   through the ORM session (a SQLAlchemy row, then an ORM result per row);
 - the ``linkage`` text written cell by cell by the general writer (a Python call per cell);
 - the release gate measuring the linked export with no policy saved, and the Release risk page
-  measuring it again for the gate.
+  measuring it again for the gate;
+- the close-out page writing and hashing every final export for each view (no job).
 
 Not a bench itself (``run_all.py`` skips modules starting with ``_``).
 """
@@ -61,6 +62,12 @@ def _gate(project, measured=None):
     return policy.ReleaseGate(risk, policy.exceeded_limits(chosen, risk), on_exceed)
 
 
+def _hashes_now(project, job_id, by):
+    from app.projects.custody import export_hashes, final_exports
+
+    return export_hashes(final_exports(project)), None
+
+
 @contextmanager
 def before():
     """The paths as they were, for the length of the ``with`` block."""
@@ -75,10 +82,13 @@ def before():
     streams._partitions, linkage.final_pairs = _partitions, _final_pairs
     linkage.linkage_text = _linkage_text
     policy.release_gate = release_views.release_gate = _gate
+    import app.projects.custody.views.closeout as closeout_views
     import app.projects.views.access as access
 
     saved.append((access, "release_gate", access.release_gate))
+    saved.append((closeout_views, "final_hashes", closeout_views.final_hashes))
     access.release_gate = _gate
+    closeout_views.final_hashes = _hashes_now  # the page wrote every export for each view
     try:
         yield
     finally:

@@ -7,11 +7,13 @@ triaged at [0.05, 0.95] with a calibration sample of 50; one worker answers the 
 sample through the JSON API. Then, through the manager's browser session (the test client),
 each page or download is timed (best of three) with the code of before
 (``bench/_closeout_baseline.py``: rows through the ORM, the linkage text cell by cell, the
-release gate measuring without a policy, the Release risk page measuring twice) and as it is
-now: the linked export, the linkage export, the Release risk page, the close-out page and its
-zip. The close-out POST runs once, now (it destroys the values): its baseline is the same
-close-out's final exports, computed the old way, plus the erasure measured now. Each body must
-be the same both ways (exit status 1 otherwise). ``--quick``: the first 400 people.
+release gate measuring without a policy, the Release risk page measuring twice, the close-out
+page writing every export for each view) and as it is now: the linked export, the linkage
+export, the Release risk page, the close-out page (its first view runs the job that writes and
+hashes the exports, inline here; a view again reuses them) and its zip. The close-out POST
+runs once, now (it destroys the values): its baseline is the same close-out's final exports,
+computed the old way, plus the erasure measured now. Each body must be the same both ways
+(exit status 1 otherwise). ``--quick``: the first 400 people.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def main(argv: list[str]) -> int:
     postgres = args.postgres or (quick_postgres() if args.quick else None)
     with tempfile.TemporaryDirectory() as tmp:
         febrl = data.load(Path(tmp), entities)
-        with bench_app(Path(tmp), postgres, RATELIMIT_ENABLED=False) as app:
+        # inline: the close-out page writes its exports within the request, as it is timed
+        with bench_app(Path(tmp), postgres, RATELIMIT_ENABLED=False, JOBS_EXECUTOR="inline") as app:
             with app.app_context():
                 manager = {"Authorization": f"Bearer {make_token(make_user('max', 'manager'))}"}
                 worker = {"Authorization": f"Bearer {make_token(make_user('wes', 'worker'))}"}
@@ -95,6 +98,11 @@ def main(argv: list[str]) -> int:
                 url = path.format(id=project)
                 with before():
                     old, old_hash = _best(client, url)
+                if name == "close-out page":  # its first view writes them (the job), once
+                    first, first_hash = _best(client, url, times=1)
+                    agree(old_hash == first_hash, f"{name}: the same body both ways")
+                    print(f"{name + ' (first)':22}{old:9.2f}{first:9.2f}{old / first:7.1f}x")
+                    name += " (again)"
                 new, new_hash = _best(client, url)
                 agree(old_hash == new_hash, f"{name}: the same body both ways")
                 print(f"{name:22}{old:9.2f}{new:9.2f}{old / new:7.1f}x")

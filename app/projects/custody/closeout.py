@@ -82,12 +82,14 @@ def unsettled_pairs(project: Project) -> int:
     )
 
 
-def final_exports(project: Project) -> dict[str, bytes]:
-    """Every export that applies to ``project``, as the downloads give them: name → bytes."""
+def final_exports(project: Project, each=None) -> dict[str, bytes]:
+    """Every export that applies to ``project``, as the downloads give them: name → bytes.
+    ``each(kind, done, total)``, if given, is called before each one is written."""
     files = {}
-    for kind in KINDS:
-        if kind == "legacy" and project.kind != ProjectKind.PAIRFILE:
-            continue
+    kinds = [k for k in KINDS if k != "legacy" or project.kind == ProjectKind.PAIRFILE]
+    for done, kind in enumerate(kinds):
+        if each is not None:
+            each(kind, done, len(kinds))
         try:
             files[export_filename(project, kind)] = export_csv(project, kind).encode("utf-8")
         except ExportRefused:

@@ -16,13 +16,13 @@ from app.projects.custody import (
     describe,
     digest,
     erase_storage,
-    export_hashes,
     final_archive,
     final_exports,
     latest_erasure,
     set_auto_close,
     unsettled_pairs,
 )
+from app.projects.custody.prepare import final_hashes
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 
@@ -40,10 +40,16 @@ def closeout(project_id: int):
             "projects/closeout.html", project=project, row=row, by=by, erasure=erasure
         )
     open_pairs = unsettled_pairs(project)
-    hashes = export_hashes(final_exports(project)) if not open_pairs else {}
+    hashes, job = {}, None
+    if not open_pairs:  # the exports' hashes by a job with progress (FEBRL4: ~3 s)
+        hashes, job = final_hashes(project, request.args.get("job", type=int), current_user)
+        db.session.commit()  # a preparation started now is queued for good
+        if not hashes and request.args.get("job", type=int) != job.id:
+            return redirect(url_for("projects.closeout", project_id=project.id, job=job.id))
     return render_template(
         "projects/closeout.html", project=project, row=None, open_pairs=open_pairs,
         hashes=hashes, digest=digest(hashes) if hashes else "", done=completed_at(project),
+        job=job,
     )  # fmt: skip
 
 
