@@ -52,6 +52,7 @@ def test_the_training_jobs_step_text_follows_its_steps(app, manager, monkeypatch
         "rule(s) at recall 0.7", "estimating u by random sampling of 20,000 pairs",
         "estimating m by EM, session 1 of 2 (blocked on l.dob = r.dob)",
         "estimating m by EM, session 2 of 2 (blocked on l.last_name = r.last_name)",
+        "estimating the candidate pairs and their work",
         "predicting: scoring the candidate pairs of 2 blocking rule(s)",
         "writing the predictions",
     ]  # fmt: skip
