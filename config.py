@@ -87,3 +87,15 @@ REQUEST_LIMIT_PER_ACCOUNT = "6000 per minute"
 # (0: no bound). Its reveals are charged one after the other anyway; the bound keeps one
 # script's burst from holding every thread while other workers' reveals wait behind it.
 REVEALS_IN_FLIGHT_PER_ACCOUNT = 2
+
+# --- Reviewer quality (docs/quality.md). The alert's sequential test weighs the project's
+# error-rate threshold (Project.alert_error_rate) against ALERT_P0_SHARE of it, with Wald's
+# error rates ALERT_ALPHA (a false alert per test) and ALERT_BETA (a miss per test).
+ALERT_P0_SHARE = 0.25
+ALERT_ALPHA = 0.05
+ALERT_BETA = 0.05
+# A pause of at least BREAK_GAP_MINUTES between two decisions ends a reviewing session.
+BREAK_GAP_MINUTES = 10
+# Synthetic checks' words outside the generator's name lists come from the project's own
+# values only if at least this many records share the word (never a rarer, telling one).
+CHECK_WORD_MIN_RECORDS = 5

@@ -21,11 +21,13 @@ from app.auth.decorators import checks_token_itself, roles_required
 from app.auth.token_cache import request_token
 from app.extensions import db
 from app.models import Assignment
+from app.projects.quality import observe_answer
 from app.review.answers import (
     ANY_VERSION,
     AccountChanged,
     AnswerChanged,
     AnswersClosed,
+    AnswersPaused,
     DecisionError,
     NotInAssignment,
     PageIncomplete,
@@ -35,10 +37,12 @@ from app.review.answers import (
     ordered_pair_ids,
     own_assignment,
     page_count,
+    page_pair_ids,
     resume_page,
     save_answer,
     submit_page,
 )
+from app.review.handles import names_of, pair_of
 
 
 def worker_assignment(assignment_id: int) -> Assignment:
@@ -62,9 +66,11 @@ def summary(assignment_id: int, found=None) -> dict:
 @documented("The caller's answers and progress", ok=DECISIONS)
 def list_decisions(assignment_id: int):
     assignment = worker_assignment(assignment_id)
+    found = current_decisions(assignment.id)
+    names = names_of(assignment.id, found) if found else {}
     answers = {
-        str(pair_id): {"decision": e.decision, "confidence": e.confidence, "version": e.id}
-        for pair_id, e in current_decisions(assignment.id).items()
+        str(names[pair_id]): {"decision": e.decision, "confidence": e.confidence, "version": e.id}
+        for pair_id, e in found.items()
     }
     pages = page_count(len(ordered_pair_ids(assignment.id)), assignment.project.page_size)
     return jsonify(
@@ -103,6 +109,8 @@ def save_decision(assignment_id: int):
         abort(exc.status, str(exc))
     except AnswersClosed as exc:
         abort(410, str(exc))
+    except AnswersPaused as exc:
+        return paused(exc)
     except PermissionError as exc:
         abort(403, str(exc))
     except DecisionError as exc:
@@ -111,10 +119,18 @@ def save_decision(assignment_id: int):
         abort(404, str(exc))
     except AnswerChanged as exc:
         return changed(exc)
+    if saved.is_check:  # one of the reviewer's checks: alert the manager?
+        observe_answer(assignment_id, saved.pair_id)
     db.session.commit()
     answer = {"pair_id": pair_id, "decision": decision, "confidence": confidence}
     saved_answer = {"id": saved.id, "version": saved.id, **answer}
-    return jsonify(**saved_answer, **summary(assignment_id, saved.summary)), 201
+    session = {"break": saved.session.as_dict()}
+    return jsonify(**saved_answer, **summary(assignment_id, saved.summary), **session), 201
+
+
+def paused(exc: AnswersPaused):
+    """409: the manager paused the assignment."""
+    return jsonify(error="paused", message=str(exc)), 409
 
 
 def changed(exc: AnswerChanged):
@@ -136,15 +152,18 @@ def changed(exc: AnswerChanged):
 def clear_decision(assignment_id: int):
     assignment = worker_assignment(assignment_id)
     body = json_body()
-    pair_id = body.get("pair_id")
-    if not isinstance(pair_id, int) or isinstance(pair_id, bool):
+    name = body.get("pair_id")
+    if not isinstance(name, int) or isinstance(name, bool):
         abort(400, "'pair_id' must be an integer")
+    pair_id = pair_of(assignment.id, name)
     try:
         event = clear_answer(
             assignment, pair_id, by=current_user, version=body.get("version", ANY_VERSION)
         )
     except AnswersClosed as exc:
         abort(410, str(exc))
+    except AnswersPaused as exc:
+        return paused(exc)
     except DecisionError as exc:
         abort(400, str(exc))
     except NotInAssignment as exc:
@@ -152,7 +171,7 @@ def clear_decision(assignment_id: int):
     except AnswerChanged as exc:
         return changed(exc)
     db.session.commit()
-    cleared = {"id": event.id, "version": event.id, "pair_id": pair_id, "cleared": True}
+    cleared = {"id": event.id, "version": event.id, "pair_id": name, "cleared": True}
     return jsonify(**cleared, **summary(assignment_id)), 201
 
 
@@ -171,9 +190,14 @@ def submit_page_view(assignment_id: int, page: int):
     if shown is not None and not (isinstance(shown, list) and all(type(p) is int for p in shown)):
         abort(400, "'pair_ids' must be a list of integers")
     try:
-        result = submit_page(assignment, page, shown)
+        names = names_of(assignment.id, page_pair_ids(assignment, page))  # the worker's names
+        foreign = sorted(set(shown or ()) - set(names.values()))
+        if foreign:
+            raise DecisionError(f"pairs not on page {page} of this assignment: {foreign[:10]}")
+        result = submit_page(assignment, page)
     except PageIncomplete as exc:
-        body = {"error": "unanswered", "message": str(exc), "unanswered": exc.unanswered}
+        unanswered = [names[p] for p in exc.unanswered]
+        body = {"error": "unanswered", "message": str(exc), "unanswered": unanswered}
         return jsonify(body), 400
     except DecisionError as exc:
         abort(400, str(exc))

@@ -1,4 +1,4 @@
-"""Managers' scripts: exports, release risk, blocking, budget changes and progress over JSON."""
+"""Managers' scripts: exports, release risk, blocking, budgets, progress, reviewer quality."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from flask_login import current_user
 from app.api.blueprint import bp
 from app.api.openapi import documented
 from app.api.openapi.manage import BLOCKING, BUDGET_BODY, BUDGET_CHANGED, PROGRESS, blocking
+from app.api.openapi.quality import ACTED, ADJUDICATIONS, ALERTS, REVIEWERS, alert_action
 from app.api.openapi.release import CONFIRM_BODY, RELEASE_QUERY, RELEASE_RISK
 from app.api.projects import json_body
 from app.auth.decorators import roles_required
 from app.extensions import db
-from app.models import Assignment
+from app.models import Assignment, ReviewerAlert
 from app.projects.blocking import BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
+from app.projects.quality import AlertError, alert_state, project_alerts
+from app.projects.quality.reviewers import project_quality
+from app.projects.quality.truth import adjudicated
 from app.projects.release import (
     ReleaseRequestError,
     confirm_release,
@@ -23,6 +27,7 @@ from app.projects.release import (
     requested_release,
 )
 from app.projects.staffing import AssignmentError, change_budget
+from app.projects.staffing.reassign import act_on
 from app.projects.views.access import (
     MANAGERS,
     changeable_project,
@@ -143,3 +148,51 @@ def confirmed_export_view(project_id: int):
 
 
 from app.api import conflicts  # noqa: E402,F401  (registers its routes on bp)
+
+# --- Reviewer quality (docs/quality.md): reviewers' figures, alerts and their actions.
+
+
+@bp.get("/projects/<int:project_id>/reviewers")
+@roles_required(*MANAGERS)
+@documented("Each reviewer's agreement, accuracy on checks, pace and alert", ok=REVIEWERS)
+def reviewers_view(project_id: int):
+    return jsonify(project_quality(owned_project(project_id)).as_dict())
+
+
+@bp.get("/projects/<int:project_id>/alerts")
+@roles_required(*MANAGERS)
+@documented("The alerts raised on the project's reviewers", ok=ALERTS)
+def alerts_view(project_id: int):
+    project = owned_project(project_id)
+    return jsonify(alerts=[a.as_dict() for a in project_alerts(project.id)])
+
+
+@bp.get("/projects/<int:project_id>/adjudications")
+@roles_required(*MANAGERS)
+@documented(
+    "The settled conflicts: each answer, who settled it, in what role, when", ok=ADJUDICATIONS
+)
+def adjudications_view(project_id: int):
+    project = owned_project(project_id)
+    found = adjudicated(project.id)
+    return jsonify(adjudications=[{"pair_id": p, **a.as_dict()} for p, a in sorted(found.items())])
+
+
+@bp.post("/projects/<int:project_id>/alerts/<int:alert_id>")
+@roles_required("manager")
+@documented("Pause, resume, reassign or dismiss an alert (recorded)", body=alert_action, ok=ACTED)
+def alert_action_view(project_id: int, alert_id: int):
+    """``{"action": "reassign", "to": "worker2"}``: act on an alert; every action is kept."""
+    project = changeable_project(project_id)
+    alert = db.session.get(ReviewerAlert, alert_id)
+    if alert is None or alert.project_id != project.id:
+        abort(404, "no such alert in this project")
+    body = json_body()
+    try:
+        act_on(alert, body.get("action"), body.get("to"), current_user)
+    except (AlertError, AssignmentError) as exc:
+        db.session.rollback()
+        abort(400, str(exc))
+    db.session.commit()
+    row = next(a for a in project_alerts(project.id) if a.id == alert.id)
+    return jsonify(alert=row.as_dict(), action=body["action"], state=alert_state(alert.id))

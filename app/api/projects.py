@@ -17,6 +17,7 @@ from app.models import Round, User
 from app.projects.lifecycle import ProjectSpecError
 from app.projects.lifecycle.create import create_project_checked
 from app.projects.progress.listing import project_summaries, visible_projects
+from app.projects.quality import CheckError, parse_checks
 from app.projects.staffing import AssignmentError, assign_pairs
 from app.projects.staffing.recommendation import recommend_for
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
@@ -93,8 +94,9 @@ def create_assignment_view(project_id: int):
             body.get("pairs", "all"),
             start_partial=body.get("start_partial", []),
             round=body.get("round"),
+            checks=parse_checks(body.get("checks")),
         )
-    except AssignmentError as exc:
+    except (AssignmentError, CheckError) as exc:
         db.session.rollback()
         abort(400, str(exc))
     db.session.commit()

@@ -64,7 +64,7 @@ def reveal(assignment_id: int):
             db.session.rollback()
             return jsonify(error=exc.error, message=str(exc), **exc.details), exc.code
         db.session.commit()  # the write lock ends here; the answer is built after it
-    return jsonify(reveal_json(result))
+    return jsonify(reveal_json(result, pair_id))  # the worker's name for the pair, as sent
 
 
 @bp.get("/assignments/<int:assignment_id>/advice")

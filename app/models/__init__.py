@@ -11,10 +11,14 @@ from app.models.events import (
 )
 from app.models.job import Job
 from app.models.manage import (
+    AlertAction,
     BudgetChange,
+    CheckSource,
     ConflictReferral,
     ConflictResolution,
     NameFrequency,
+    QualityCheck,
+    ReviewerAlert,
 )
 from app.models.pair import (
     BY_ID,
@@ -34,7 +38,6 @@ from app.models.project import (
     ProjectState,
     Source,
 )
-from app.models.quality import AlertAction, CheckSource, QualityCheck, ReviewerAlert
 from app.models.record import Record, SourceIndex, VaultRecord
 from app.models.release import CloseOut, ReleaseConfirmation, ReleasePolicy, StorageErasure
 from app.models.round import Round

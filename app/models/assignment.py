@@ -61,6 +61,9 @@ class Assignment(Timestamped, db.Model):
     check_source: Mapped[str | None] = mapped_column(String(12))
     synthetic_pairs: Mapped[int] = mapped_column(default=0, server_default="0")
     checks_kapr_exact: Mapped[str] = mapped_column(String(200), default="0", server_default="0")
+    # The synthetic checks' characters (``chars_*`` count the real pairs'; the meter the sum).
+    checks_chars_disclosed: Mapped[int] = mapped_column(default=0, server_default="0")
+    checks_chars_total: Mapped[int] = mapped_column(default=0, server_default="0")
     # Paused by the manager (an alert's action): no reveal and no answer until resumed.
     paused: Mapped[bool] = mapped_column(default=False, server_default=false())
 

@@ -1,8 +1,9 @@
-"""Managers' records: name frequencies, budget changes, conflict referrals and resolutions."""
+"""Managers' records: name frequencies, budgets, conflicts, known-truth checks and alerts."""
 
 from __future__ import annotations
 
 import datetime as dt
+import enum
 
 from sqlalchemy import CheckConstraint, DateTime, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -76,6 +77,95 @@ class ConflictReferral(db.Model):
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class CheckSource(enum.StrEnum):
+    """Where a known-truth check comes from (docs/quality.md)."""
+
+    SYNTHETIC = "synthetic"  # made by the generator: nobody real, charged to no KAPR
+    TRUTH = "truth"  # a real pair whose answer the project holds: charged as usual
+
+
+class QualityCheck(db.Model):
+    """One known-truth check in one assignment: the pair and the answer it should get.
+
+    A synthetic check's pair and records belong to the project's checks project
+    (``Project.checks_of``); a truth check's pair is one of the project's own. Never shown
+    to the worker, who sees the pair as any other.
+    """
+
+    __tablename__ = "quality_checks"
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "pair_id"),
+        CheckConstraint("source IN ('synthetic', 'truth')", name="source_known"),
+        CheckConstraint("expected IN ('same', 'different')", name="expected_known"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True
+    )
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(12))
+    expected: Mapped[str] = mapped_column(String(12))
+
+
+class ReviewerAlert(db.Model):
+    """The sequential rule flagged a reviewer's assignment (append-only).
+
+    ``after_decisions`` is the number of the reviewer's decisions when it was raised; the
+    evidence (checks answered, wrong) and the rule's statistic are kept as they were.
+    """
+
+    __tablename__ = "reviewer_alerts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True
+    )
+    worker_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    rule: Mapped[str] = mapped_column(String(16))
+    threshold: Mapped[float]
+    after_decisions: Mapped[int]
+    checks: Mapped[int]
+    wrong: Mapped[int]
+    statistic: Mapped[float]
+
+
+class AlertAction(db.Model):
+    """What the manager did about an alert (append-only): the newest action is its state.
+
+    ``pause`` and ``resume`` the assignment, ``reassign`` its decided pairs to another
+    reviewer's assignment (``to_assignment_id``), ``dismiss`` the alert.
+    """
+
+    __tablename__ = "alert_actions"
+    __table_args__ = (
+        CheckConstraint(
+            "action IN ('pause', 'resume', 'reassign', 'dismiss')", name="action_known"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    alert_id: Mapped[int] = mapped_column(
+        ForeignKey("reviewer_alerts.id", ondelete="CASCADE"), index=True
+    )
+    action: Mapped[str] = mapped_column(String(12))
+    by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    to_assignment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("assignments.id", ondelete="SET NULL")
+    )
+    pairs: Mapped[int | None]  # pairs sent on by a reassignment
+
+
 forbid_updates(BudgetChange)
 forbid_updates(ConflictReferral)
 forbid_updates(ConflictResolution)
+forbid_updates(ReviewerAlert)
+forbid_updates(AlertAction)

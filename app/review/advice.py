@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import BigInteger, literal, or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.core.advice import (
@@ -29,9 +29,10 @@ from app.core.advice import (
 )
 from app.core.advice.study import stored
 from app.extensions import db
-from app.models import AssignmentPair, Pair, ScoringModel
+from app.models import Pair, ScoringModel
 from app.review import services
 from app.review.grid import name_attributes, page_frequencies
+from app.review.handles import NO_PAIR, pair_of
 
 __all__ = ["REVIEWERS", "AdviceOff", "PairAdvice", "advice_json", "pair_advice", "project_models"]
 
@@ -106,16 +107,10 @@ def pair_advice(ctx: services.Context, pair_id: int) -> PairAdvice:
 def _named_pair(assignment_id: int, name: int) -> Pair | None:
     """The pair the worker calls ``name``: its handle in an assignment with known-truth checks
     (``AssignmentPair.handle``, issue 38), else its id; a real pair's id names nothing in an
-    assignment with handles, so the hint tells a check from a real pair no more than the page."""
-    big = literal(name, BigInteger)  # a handle may pass a pair id's 32 bits
-    rows = db.session.execute(
-        select(AssignmentPair.pair_id, AssignmentPair.handle).where(
-            AssignmentPair.assignment_id == assignment_id,
-            or_(AssignmentPair.handle == big, AssignmentPair.pair_id == big),
-        )
-    ).all()
-    found = next((p for p, h in rows if h == name or (h is None and p == name)), None)
-    if found is None:
+    assignment with handles, so the hint tells a check from a real pair no more than the page
+    (:func:`app.review.handles.pair_of`)."""
+    found = pair_of(assignment_id, name)
+    if found == NO_PAIR:
         return None
     return db.session.scalar(
         select(Pair)

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from app.extensions import db
 from app.models import CLEARED
 from app.review import services
+from app.review.breaks import current_session
 from app.review.grid import PairState
+from app.review.handles import names_of
 from app.review.meters import meters
 
 
@@ -42,9 +45,11 @@ def pair_json(
     room: Fraction,
     decision=None,
     frequencies: dict | None = None,
+    name: int | None = None,
 ) -> dict:
     """One pair; ``decision`` is its newest decision event (a clear, or None: no answer),
-    ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes."""
+    ``frequencies`` maps ``(pair_id, row)`` to its name-frequency classes, ``name`` is what
+    the worker calls the pair (its handle in an assignment with checks; default its id)."""
     rows = []
     for row in (0, 1):
         cells = {
@@ -56,7 +61,7 @@ def pair_json(
             entry["frequency"] = frequencies[state.pair_id, row]
         rows.append(entry)
     return {
-        "id": state.pair_id,
+        "id": state.pair_id if name is None else name,
         "position": position,
         "name_swap": state.name_swap,
         "markups": {name: sorted(cmp.markups) for name, cmp in state.comparisons.items()},
@@ -70,8 +75,13 @@ def pair_json(
 
 
 def meters_json(assignment, kapr: Fraction, bounded: bool = True) -> dict:
+    """The worker's meters: the real pairs' characters and the synthetic checks' together."""
     a = assignment
-    return meters(a.budget, kapr, a.chars_disclosed, a.chars_total, bounded)
+    shown, total = (
+        a.chars_disclosed + a.checks_chars_disclosed,
+        a.chars_total + a.checks_chars_total,
+    )
+    return meters(a.budget, kapr, shown, total, bounded)
 
 
 def page_json(ctx: services.Context, page: int) -> dict:
@@ -87,6 +97,7 @@ def page_json(ctx: services.Context, page: int) -> dict:
     frequencies = page_frequencies(ctx, pairs, states)
     first = (page - 1) * ctx.project.page_size
     decided, total = progress(ctx.assignment.id)
+    names = names_of(ctx.assignment.id, [p.id for p in pairs])
     project = ctx.project
     return {
         "assignment": {
@@ -100,11 +111,26 @@ def page_json(ctx: services.Context, page: int) -> dict:
             "decided": decided,
             "evidence_model": project.evidence_model,
             "allow_unsure": project.allow_unsure,
+            "paused": ctx.assignment.paused,
+            "break": current_session(
+                db.session.connection(),
+                ctx.assignment.id,
+                project.break_minutes,
+                project.break_decisions,
+            ).as_dict(),
         },
         "attributes": [{"name": a.name, "type": a.kind.value} for a in ctx.attributes],
         "pairs": [
             {
-                **pair_json(s, first + i, costs, room, decisions.get(s.pair_id), frequencies),
+                **pair_json(
+                    s,
+                    first + i,
+                    costs,
+                    room,
+                    decisions.get(s.pair_id),
+                    frequencies,
+                    names[s.pair_id],
+                ),
                 **(scores_json(pair) if project.show_scores else {}),
             }
             for i, (s, pair) in enumerate(zip(states, pairs, strict=True))
@@ -125,7 +151,7 @@ def scores_json(pair) -> dict:
     }
 
 
-def reveal_json(result: services.RevealResult) -> dict:
+def reveal_json(result: services.RevealResult, name: int | None = None) -> dict:
     """The JSON answer to a reveal: the revealed cell, the next costs that changed and the
     meters (docs/api.md). A reveal changes its own pair's term only (``app.core.kapr.score``), and
     under the ``row`` model only its own row's costs; other cells' affordability follows
@@ -149,7 +175,7 @@ def reveal_json(result: services.RevealResult) -> dict:
         changed[str(row)] = cells
     cell_cost = costs.get((state.pair_id, result.row, result.attribute))
     return {
-        "pair_id": result.pair_id,
+        "pair_id": result.pair_id if name is None else name,
         "position": result.position,
         "row": result.row,
         "attribute": result.attribute,

@@ -18,7 +18,14 @@ from app.core.disclosure import Level
 from app.core.kapr import next_costs
 from app.extensions import db
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project
-from app.review.grid import SIDE_NAMES, Attribute, PairState, project_schema, source_indexes
+from app.review.grid import (
+    SIDE_NAMES,
+    Attribute,
+    PairState,
+    project_schema,
+    source_indexes,
+    stand_in_indexes,
+)
 from app.review.reveal import (
     BudgetExceeded,
     NothingToReveal,
@@ -41,9 +48,12 @@ class Context:
 
     @classmethod
     def of(cls, assignment: Assignment) -> Context:
+        """The context of ``assignment``; its KAPR's N counts the real rows only (a synthetic
+        check's rows are priced at the same scale, docs/quality.md)."""
         project = assignment.project
         attributes = list(project_schema(project.id, project.created_at).attributes)
-        return cls(assignment, project, attributes, 2 * _pair_count(assignment.id))
+        real = _pair_count(assignment.id) - assignment.synthetic_pairs
+        return cls(assignment, project, attributes, 2 * real)
 
     @property
     def budget(self) -> Fraction:
@@ -51,11 +61,14 @@ class Context:
 
     @property
     def kapr(self) -> Fraction:
-        return Fraction(self.assignment.kapr_exact)
+        """The worker's meter, which the budget bounds: the real KAPR and the checks' part."""
+        return meter(self.assignment.kapr_exact, self.assignment.checks_kapr_exact)
 
     def indexes(self, pair: Pair):
-        """The rows' anonymity-set indexes: one object when both come from one source."""
-        return source_indexes(
+        """The rows' anonymity-set indexes: one object when both come from one source; a
+        synthetic check's (a pair of the checks project) stand-ins of the real ones."""
+        find = source_indexes if pair.project_id == self.project.id else stand_in_indexes
+        return find(
             self.project.id,
             self.project.records_version,
             (pair.record_a.source_id, pair.record_b.source_id),
@@ -69,6 +82,11 @@ class Context:
             "n_attributes": len(self.attributes),
             "model": self.project.evidence_model,
         }
+
+
+def meter(kapr_exact: str, checks_kapr_exact: str | None) -> Fraction:
+    """The worker's KAPR meter from an assignment's real KAPR and its checks' part."""
+    return Fraction(kapr_exact) + Fraction(checks_kapr_exact or "0")
 
 
 def pair_states(ctx: Context, pairs: list[Pair]) -> list[PairState]:

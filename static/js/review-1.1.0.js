@@ -74,6 +74,15 @@
   }
 
   function say(text) { $("status").textContent = text; }
+  /* The project's break reminder (docs/quality.md): shown once a session is long enough. */
+  function remindBreak(state) {
+    const box = $("break-reminder");
+    if (!box || !state) return;
+    box.hidden = !state.due;
+    box.textContent = state.due
+      ? `You have been reviewing for ${Math.round(state.minutes)} minutes (${state.decisions} decisions): time for a break of ten minutes. Decisions made from now on are marked as made past the reminder.`
+      : "";
+  }
   function alarm(text) {
     const box = $("alert");
     box.textContent = text;
@@ -326,6 +335,7 @@
     data = page.body;
     syncedAt = Date.now();
     renderHead(); renderPairs(); renderMeters();
+    remindBreak(data.assignment.break);
     if (answers.ok) renderProgress(answers.body.decided, answers.body.total, answers.body.tally);
     else renderProgress(data.assignment.decided, data.assignment.pairs_total, null);
     root.dataset.ready = "true";
@@ -445,6 +455,7 @@
     pair.answer_version = res.body.version;
     replacePair(pair);
     renderProgress(res.body.decided, res.body.total, res.body.tally);
+    remindBreak(res.body.break);
     say(`Pair ${pair.position + 1}: ${decision}${confidence ? ", " + confidence + " confidence" : ""} saved.`);
   }
 

@@ -5,6 +5,7 @@ masked shows no character, partial only the edit-operation characters, full all 
 """
 
 import string
+from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -319,3 +320,161 @@ def test_the_hint_is_computed_from_the_page_alone(app, records, clicks, reviewer
                                                served["suggestion"]["attribute"])  # fmt: skip
         assert (suggestion, served["suffices"]) == (expected.suggestion, expected.suffices)
         assert set(served) == {"pair_id", "reviewer", "suggestion", "suffices"}
+
+
+# --- Known-truth checks: nothing a worker reads tells a check from a real pair.
+
+
+def _paths(value, prefix=""):
+    """The key paths and value types of a JSON value (list items merged)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, f"{prefix}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            yield from _paths(item, f"{prefix}[]")
+    else:
+        yield prefix, type(value).__name__ if value is not None else "null"
+
+
+def _check_world(app, share):
+    """A voters project and a new worker's assignment with synthetic checks at ``share``."""
+    from app.models import Assignment, AssignmentPair, Pair, QualityCheck, Record, Source
+    from tests.projects.quality.conftest import voters_spec
+
+    with app.app_context():
+        suffix = str(db.session.execute(db.text("select count(*) from users")).scalar())
+        manager, worker = make_user("m" + suffix, "manager"), make_user("w" + suffix, "worker")
+        project = create_project({**voters_spec(160, seed=int(suffix) + 3)}, manager)
+        db.session.commit()
+        from app.projects.quality import CheckSpec
+
+        assignment = assign_pairs(project, worker, 1.0, checks=CheckSpec(share, "synthetic"))
+        db.session.commit()
+        checks = set(
+            db.session.scalars(
+                db.select(QualityCheck.pair_id).where(QualityCheck.assignment_id == assignment.id)
+            )
+        )
+        links = db.session.scalars(
+            db.select(AssignmentPair).where(AssignmentPair.assignment_id == assignment.id)
+        ).all()
+        names = {link.handle: link.pair_id for link in links}
+        pairs = db.session.scalars(db.select(Pair).where(Pair.id.in_(list(names.values())))).all()
+        record_ids = {p.record_a_id for p in pairs} | {p.record_b_id for p in pairs}
+        records = db.session.scalars(db.select(Record).where(Record.id.in_(record_ids))).all()
+        secrets = {r.pseudonym for r in records} | {
+            r.external_id for r in records if r.external_id.startswith("check")
+        }
+        n_source = db.session.scalar(
+            db.select(Source.record_count).where(Source.project_id == project.id)
+        )
+        missable = {
+            a.name
+            for a in project.identifying
+            if db.session.scalar(
+                db.select(db.func.count())
+                .select_from(Record)
+                .where(Record.project_id == project.id, Record.values[a.name].as_string().is_(None))
+            )
+        }
+        world = {
+            "missable": missable,
+            "assignment": assignment.id,
+            "token": make_token(worker),
+            "login": "w" + suffix,
+            "checks": {h for h, p in names.items() if p in checks},
+            "real_pairs": len(links) - db.session.get(Assignment, assignment.id).synthetic_pairs,
+            "n_source": n_source,
+            "attributes": len(project.identifying),
+            "secrets": secrets,
+            "handles": set(names),
+        }
+        return world
+
+
+def _pair_objects(client, headers, world):
+    url = f"/api/v1/assignments/{world['assignment']}"
+    first = client.get(url, headers=headers).get_json()
+    responses, pairs = [first], []
+    for page in range(1, first["assignment"]["pages"] + 1):
+        body = client.get(f"{url}?page={page}", headers=headers).get_json()
+        responses.append(body)
+        pairs += body["pairs"]
+    return responses, pairs
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(share=st.sampled_from([0.05, 0.2, 0.4]))
+def test_a_worker_cannot_tell_a_check_from_a_real_pair(app, share):
+    """Every worker endpoint and page, for checks and real pairs alike: the same fields and
+    types, handles from one range in one random order, no pair or record id, pseudonym or
+    checks-project id anywhere, no check's name frequency 'unknown' (a real name always has
+    a count), and every masked row's next cost at the scale of the real rows (N = real rows,
+    k = the source's size): what the worker could compute is what a real pair would give."""
+    world = _check_world(app, share)
+    client, headers = app.test_client(), {"Authorization": f"Bearer {world['token']}"}
+    responses, pairs = _pair_objects(client, headers, world)
+    checks = [p for p in pairs if p["id"] in world["checks"]]
+    real = [p for p in pairs if p["id"] not in world["checks"]]
+    assert checks and real
+    # the same fields and types: nothing on a check that no real pair has, and whatever most
+    # real pairs have, some check has too (a rare one, a missing value, may miss on a few)
+    of_checks = [set(_paths(p)) for p in checks]
+    of_real = [set(_paths(p)) for p in real]
+    unusual = set().union(*of_checks) - set().union(*of_real)
+    # a missing value the project's records also have (its cell has nothing to reveal)
+    assert all(f[0].split(".")[3] in world["missable"] and f[1] == "null" for f in unusual)
+    usual = {f for f in set().union(*of_real) if sum(f in r for r in of_real) > 0.3 * len(real)}
+    assert usual <= set().union(*of_checks)
+    # names: handles of one range; places: every position once, checks anywhere
+    assert sorted(p["position"] for p in pairs) == list(range(len(pairs)))
+    assert all(2**48 < p["id"] < 2**53 for p in pairs)
+    for p in checks:
+        for row in p["rows"]:
+            for attribute, found in row.get("frequency", {}).items():
+                missing = row["cells"][attribute]["total"] == 0  # no value: no count
+                assert found != "unknown" or missing
+    # costs at the real rows' scale: kappa / (N_real · D) · p / k for a row showing nothing,
+    # p = m / total of the cell's value (m <= total) and 1 <= k <= the source's records
+    scale = Fraction(1, 2 * world["real_pairs"] * world["attributes"])
+    for p in pairs:
+        for row in p["rows"]:
+            if any(c["level"] != "masked" for c in row["cells"].values()):
+                continue
+            for cell in row["cells"].values():
+                if cell["next_cost_exact"] is not None and cell["total"]:
+                    m_over_k = Fraction(cell["next_cost_exact"]) / scale * cell["total"]
+                    assert m_over_k.numerator <= cell["total"]
+                    assert m_over_k.denominator <= world["n_source"], p["id"] in world["checks"]
+    # act on a check and a real pair: the answers have the same shape
+    url = f"/api/v1/assignments/{world['assignment']}"
+    shapes = []
+    for pair in (checks[0], real[0]):
+        cell = {"pair_id": pair["id"], "row": 1, "attribute": "last_name"}
+        answer = {"pair_id": pair["id"], "decision": "different", "confidence": "low"}
+        got = [
+            client.post(f"{url}/reveal", headers=headers, json=cell),
+            client.post(f"{url}/decisions", headers=headers, json=answer),
+            client.get(f"{url}/decisions", headers=headers),
+            client.post(f"{url}/decisions/clear", headers=headers, json={"pair_id": pair["id"]}),
+        ]
+        responses += [r.get_json() for r in got]
+        shapes.append([{path for path, _ in _paths(r.get_json())} for r in got[:2]])
+    assert shapes[0] == shapes[1]
+    responses.append(client.post(f"{url}/pages/1/submit", headers=headers, json={}).get_json())
+    # a pair is named by its handle wherever a worker reads one; no pseudonym, no check's
+    # record id anywhere: the JSON and the pages
+    named = set()
+    for body in responses:
+        named |= {p["id"] for p in body.get("pairs", [])} | set(body.get("unanswered", []))
+        named |= {int(k) for k in body.get("decisions", {})}
+        named |= {body["pair_id"]} if "pair_id" in body else set()
+    assert named and named <= world["handles"]
+    found = {str(v) for body in responses for v in _walk(body)}
+    assert not (found & world["secrets"])
+    client.post("/login", data={"username": world["login"], "password": "correct horse battery"})
+    for path in ("/review/", f"/review/assignments/{world['assignment']}"):
+        html = client.get(path).get_data(as_text=True)
+        words = set(html.replace('"', " ").replace("/", " ").replace("=", " ").split())
+        assert not (words & world["secrets"] - {str(world["assignment"])}), path

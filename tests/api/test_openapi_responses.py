@@ -37,6 +37,7 @@ def world(app):
             "project_id": project.id, "assignment_id": assignment.id, "pair_id": pair.id,
             "job_id": 1, "page": 1, "kind": "labels", "user_id": fuzzed.id,
             "token_id": db.session.query(ApiToken.id).filter_by(user_id=fuzzed.id).scalar(),
+            "alert_id": 1,
         }  # fmt: skip
         tokens = {role: make_token(user) for role, user in users.items()}
         return ids, tokens

@@ -19,7 +19,7 @@ from app.analytics.kapr import pooled_state
 from app.core.belief import audit_pair, summarise
 from app.core.disclosure import Level
 from app.extensions import db
-from app.models import RevealEvent
+from app.models import Pair, RevealEvent
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,10 @@ def audit_trail(scope: Scope) -> list[TrailStep]:
     names = {a.id: a.name for a in project.identifying}
     events = db.session.scalars(
         select(RevealEvent)
-        .where(RevealEvent.assignment_id == assignment.id)
+        .join(Pair, Pair.id == RevealEvent.pair_id)
+        .where(RevealEvent.assignment_id == assignment.id, Pair.project_id == project.id)
         .order_by(RevealEvent.id)
-    ).all()
+    ).all()  # the project's own pairs: a synthetic check's reveals disclose nobody
     stored = pooled_state(project, [assignment.id])
     levels = {state.pair_id: dict(state.levels) for state in stored.states if state.levels}
     seen: set = set()

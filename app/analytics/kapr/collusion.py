@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.core.disclosure import AttributeType, Level
@@ -78,11 +78,17 @@ def pooled_state(
     if not ids:
         return PooledState(project, attributes, [], [], [], 0)
     levels = _highest_levels(attributes, ids)
-    listed = select(AssignmentPair.pair_id).where(AssignmentPair.assignment_id.in_(ids))
+    # The project's own pairs: a synthetic check (its checks project's pair) is nobody, and
+    # KAPR's N counts real rows only (docs/quality.md).
+    listed = (
+        select(AssignmentPair.pair_id)
+        .join(Pair, Pair.id == AssignmentPair.pair_id)
+        .where(AssignmentPair.assignment_id.in_(ids), Pair.project_id == project.id)
+    )
     if disclosed_only:
         # Only the pairs showing something are loaded; the others are counted by the database
         # (a million assigned pairs are not listed in Python to score a few hundred).
-        n_pairs = assigned_pairs(ids)  # once per GET with the progress summary's count
+        n_pairs = assigned_pairs(ids) - _synthetic_pairs(project, ids)
         disclosed = [pair_id for pair_id, cells in levels.items() if cells]
         listed = listed.where(AssignmentPair.pair_id.in_(disclosed))
     order_by = (AssignmentPair.assignment_id, AssignmentPair.position)
@@ -103,6 +109,16 @@ def pooled_state(
         for p in pairs
     ]
     return PooledState(project, attributes, ids, pairs, states, n_pairs)
+
+
+def _synthetic_pairs(project: Project, assignment_ids: list[int]) -> int:
+    """How many distinct synthetic checks (pairs of another project) the assignments hold."""
+    query = (
+        select(func.count(AssignmentPair.pair_id.distinct()))
+        .join(Pair, Pair.id == AssignmentPair.pair_id)
+        .where(AssignmentPair.assignment_id.in_(assignment_ids), Pair.project_id != project.id)
+    )
+    return db.session.scalar(query) or 0
 
 
 def _highest_levels(attributes: list[Attribute], assignment_ids: list[int]) -> dict[int, dict]:

@@ -123,6 +123,18 @@ def _counts(column, key) -> dict[int, int]:
     return {k: n for k, n in rows}
 
 
+def _real_reveals() -> dict[int, int]:
+    """Reveals per assignment of its project's own pairs (a synthetic check shows nobody)."""
+    rows = db.session.execute(
+        select(RevealEvent.assignment_id, func.count(RevealEvent.id))
+        .join(Assignment, Assignment.id == RevealEvent.assignment_id)
+        .join(Pair, Pair.id == RevealEvent.pair_id)
+        .where(Pair.project_id == Assignment.project_id)
+        .group_by(RevealEvent.assignment_id)
+    )
+    return {k: n for k, n in rows}
+
+
 def _label(project: Project) -> str:
     return f"{project.name} (#{project.id})"
 
@@ -164,7 +176,7 @@ def _worker_risk(worker: str, rows: list[RiskRow]) -> WorkerRisk:
 def kapr_report() -> KaprReport:
     """Build the report over every assignment, in project then worker order."""
     pairs = _counts(AssignmentPair.pair_id, AssignmentPair.assignment_id)
-    reveals = _counts(RevealEvent.id, RevealEvent.assignment_id)
+    reveals = _real_reveals()
     query = (
         select(Assignment, Project, User.username)
         .join(Project, Assignment.project_id == Project.id)
@@ -177,7 +189,7 @@ def kapr_report() -> KaprReport:
             project=_label(project),
             worker=username,
             assignments=1,
-            pairs=pairs.get(a.id, 0),
+            pairs=pairs.get(a.id, 0) - a.synthetic_pairs,  # real pairs: N of its KAPR
             kapr=Fraction(a.kapr_exact),
             budget=Fraction(repr(a.budget)),
             chars_disclosed=a.chars_disclosed,

@@ -179,5 +179,15 @@ def assignment_spec(config: Mapping[str, Any]) -> dict[str, Any]:
                 "items": text(config["MAX_ATTRIBUTE_NAME_CHARS"]),
             },
             "round": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+            # known-truth checks mixed in (docs/quality.md)
+            "checks": {
+                "type": "object",
+                "required": ["share"],
+                "additionalProperties": False,
+                "properties": {
+                    "share": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5},
+                    "source": {"enum": ["synthetic", "truth"]},
+                },
+            },
         },
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.api.openapi.schemas import CONFIDENCE, DECISION, ID, OBJECT, attribute_name
+from app.api.openapi.schemas import CONFIDENCE, DECISION, ID, OBJECT, PAIR_NAME, attribute_name
 
 
 def reveal(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -14,7 +14,7 @@ def reveal(config: Mapping[str, Any]) -> dict[str, Any]:
         "type": "object",
         "required": ["pair_id", "row", "attribute"],
         "properties": {
-            "pair_id": ID,
+            "pair_id": PAIR_NAME,
             "row": {"type": "integer", "minimum": 0, "maximum": 1},
             "attribute": attribute_name(config),
             # The level the client shows: another one stored means a stale view (409).
@@ -30,7 +30,7 @@ DECISION_BODY = {
     "type": "object",
     "required": ["pair_id", "decision"],
     "properties": {
-        "pair_id": ID,
+        "pair_id": PAIR_NAME,
         "decision": DECISION,
         "confidence": CONFIDENCE,
         "version": VERSION,
@@ -39,11 +39,11 @@ DECISION_BODY = {
 CLEAR_BODY = {
     "type": "object",
     "required": ["pair_id"],
-    "properties": {"pair_id": ID, "version": VERSION},
+    "properties": {"pair_id": PAIR_NAME, "version": VERSION},
 }
 SUBMIT_BODY = {
     "type": "object",
-    "properties": {"pair_ids": {"type": "array", "maxItems": 10_000, "items": ID}},
+    "properties": {"pair_ids": {"type": "array", "maxItems": 10_000, "items": PAIR_NAME}},
 }
 PAGE = {
     "type": "object",
@@ -68,12 +68,27 @@ DECISIONS = {
 DECISION_SAVED = {
     "type": "object",
     "required": ["id", "pair_id", "decision", "decided", "total"],
-    "properties": {"id": ID, "pair_id": ID, "decision": DECISION, **SUMMARY},
+    "properties": {
+        "id": ID,
+        "pair_id": PAIR_NAME,
+        "decision": DECISION,
+        **SUMMARY,
+        # the reviewing session as the answer left it (the project's break reminder)
+        "break": {
+            "type": "object",
+            "required": ["due", "minutes", "decisions"],
+            "properties": {
+                "due": {"type": "boolean"},
+                "minutes": {"type": "number"},
+                "decisions": {"type": "integer"},
+            },
+        },
+    },
 }
 DECISION_CLEARED = {
     "type": "object",
     "required": ["id", "pair_id", "cleared", "decided", "total"],
-    "properties": {"id": ID, "pair_id": ID, "cleared": {"const": True}, **SUMMARY},
+    "properties": {"id": ID, "pair_id": PAIR_NAME, "cleared": {"const": True}, **SUMMARY},
 }
 PAGE_SUBMITTED = {
     "type": "object",

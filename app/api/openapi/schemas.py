@@ -13,6 +13,9 @@ from typing import Any
 INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 # ids are INTEGER columns (32-bit on PostgreSQL)
 ID = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
+#: What a worker calls a pair: its id, or in an assignment with checks its random handle
+#: (below 2**53, so a browser's numbers hold it; app/review/handles.py).
+PAIR_NAME = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
 NUMBER = {"type": "number"}
 # Budgets and risks are fractions of the maximum KAPR (1) in the API; the pages show and take
 # them in percent (app/units.py): 0.005 here is the 0.5 % a manager types.

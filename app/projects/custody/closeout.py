@@ -221,6 +221,12 @@ def _destroy(project: Project) -> dict[str, int]:
     records = db.session.execute(
         update(Record).where(Record.project_id == pid).values(values={}, characters=0)
     ).rowcount
+    # its synthetic checks too: about nobody, but shaped by the project's values (words many
+    # of its records share) and of no use once nothing can be revealed (docs/quality.md)
+    checks = select(Project.id).where(Project.checks_of == pid)
+    db.session.execute(
+        update(Record).where(Record.project_id.in_(checks)).values(values={}, characters=0)
+    )
     drop_stored_indexes(pid)  # they hold the normalised identifying values too
     vault = db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == pid)).rowcount
     names = db.session.execute(

@@ -156,7 +156,8 @@ def _reveals(project: Project, record_id: int | None) -> Iterator[Disclosure]:
         .join(Source, Source.id == record.source_id)
         .join(User, User.id == RevealEvent.user_id)
         .join(ProjectAttribute, ProjectAttribute.id == RevealEvent.attribute_id)
-        .where(Assignment.project_id == project.id)
+        # the project's own pairs: a synthetic check's (its checks project's) shows nobody
+        .where(Assignment.project_id == project.id, Pair.project_id == project.id)
         .order_by(RevealEvent.id)
     )  # fmt: skip
     if record_id is not None:
@@ -198,7 +199,7 @@ def _starts(project: Project, record_id: int | None) -> Iterator[Disclosure]:
         .join(Source, Source.id == record.source_id)
         .join(User, User.id == Assignment.worker_id)
         .join(ProjectAttribute, ProjectAttribute.id == CellState.attribute_id)
-        .where(Assignment.project_id == project.id, ~from_masked)
+        .where(Assignment.project_id == project.id, Pair.project_id == project.id, ~from_masked)
     )  # fmt: skip
     if record_id is not None:
         query = query.where(_shows(CellState.row, record_id))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from app.extensions import db
 from app.models import Pair, Project, VaultRecord
@@ -19,6 +19,9 @@ def delete_project(project: Project) -> None:
     # pairs have no key to their project (``app.models.pair``): they go first, and the rows
     # that hold a pair (assignments' pairs, answers, reveals) go with them by their keys
     db.session.execute(delete(Pair).where(Pair.project_id == project.id))
+    # its synthetic checks' pairs too; their project and records go by its key (checks_of)
+    checks = select(Project.id).where(Project.checks_of == project.id)
+    db.session.execute(delete(Pair).where(Pair.project_id.in_(checks)))
     project_id = project.id
     db.session.delete(project)
     db.session.flush()

@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.core.quality import cohen_kappa
+
 __all__ = ["Agreement", "agreement", "consensus"]
 
 
@@ -42,11 +44,7 @@ def agreement(labels: Iterable[tuple[str, str]]) -> Agreement:
     if n == 0:
         return Agreement(0, 0, None, None)
     agreed = sum(a == b for a, b in pairs)
-    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    observed = agreed / n
-    chance = sum(first[c] * second[c] for c in first) / (n * n)
-    kappa = None if chance == 1 else (observed - chance) / (1 - chance)
-    return Agreement(n, agreed, 100 * observed, kappa)
+    return Agreement(n, agreed, 100 * agreed / n, cohen_kappa(pairs))
 
 
 def consensus(

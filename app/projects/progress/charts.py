@@ -69,8 +69,8 @@ def characters_chart(project: Project) -> dict:
                     cell.level
                 )
         pairs = db.session.scalars(
-            select(Pair)
-            .where(Pair.id.in_(list(levels)))
+            select(Pair)  # the project's own: a synthetic check's characters are nobody's
+            .where(Pair.id.in_(list(levels)), Pair.project_id == project.id)
             .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
         ).all()
         shown = Counter()
@@ -95,7 +95,8 @@ def reveals_chart(project: Project) -> dict:
     ids = {a.id: name for a, name in rows}
     events = db.session.execute(
         select(RevealEvent.assignment_id, RevealEvent.at)
-        .where(RevealEvent.assignment_id.in_(list(ids)))
+        .join(Pair, Pair.id == RevealEvent.pair_id)
+        .where(RevealEvent.assignment_id.in_(list(ids)), Pair.project_id == project.id)
         .order_by(RevealEvent.at, RevealEvent.id)
     ).all()
     times = [at for _, at in events]

@@ -3,38 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 
 import numpy as np
-from flask import current_app
 from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
 
-from app.bulk import int_table, write_numbered
+from app.bulk import int_table
 from app.extensions import db
 from app.models import (
     REVIEWED,
     Assignment,
     AssignmentPair,
-    CellState,
     Pair,
     Project,
     Purpose,
     Role,
     User,
 )
+from app.projects.quality.placing import CheckSpec
 from app.projects.staffing.characters import pair_characters, pairs_of
-
-#: Assignment pairs written per statement (rows held in memory at once).
-WRITE_CHUNK = 100_000
-#: The most pairs one assignment step sends to review (``REVIEW_MAX_PAIRS``): a project may
-#: store millions of candidate pairs (blocking, a linker's scored pairs), but people review
-#: a band, a sample or a share of them. Above it, triage the pairs or assign a list of them.
-DEFAULT_REVIEW_MAX_PAIRS = 100_000
-
-
-class AssignmentError(ValueError):
-    """A user-facing reason an assignment cannot be made."""
+from app.projects.staffing.errors import AssignmentError
+from app.projects.staffing.writing import (  # noqa: F401  (part of this API)
+    DEFAULT_REVIEW_MAX_PAIRS,
+    check_review_size,
+    create_assignment,
+    review_max_pairs,
+)
 
 
 def assign_pairs(
@@ -46,6 +39,7 @@ def assign_pairs(
     *,
     resolver: bool = False,
     round: int | None = None,
+    checks: CheckSpec | None = None,
 ) -> Assignment:
     """Create ``worker``'s assignment of ``pair_ids`` (or all pairs) of a round of ``project``.
 
@@ -58,7 +52,8 @@ def assign_pairs(
     assignment is refused when that alone exceeds the budget. The caller commits.
 
     ``resolver=True`` makes a manager's resolver assignment (:mod:`app.projects.conflicts.queue`):
-    the one case where the assignee is a manager (or admin) rather than a worker.
+    the one case where the assignee is a manager (or admin) rather than a worker. ``checks``
+    mixes known-truth checks in (:mod:`app.projects.staffing.checked`).
     """
     number = check_assignee(project, worker, budget, start_partial, resolver=resolver, round=round)
     if pair_ids == "all":
@@ -71,6 +66,11 @@ def assign_pairs(
         record_a, record_b = pairs_of(project, chosen)
     check_review_size(len(chosen))
     characters = int(pair_characters(project, record_a, record_b).sum())
+    if checks is not None and not resolver:
+        from app.projects.staffing.checked import assign_checked
+
+        args = (project, worker, budget, chosen, characters, start_partial, number)
+        return assign_checked(*args, checks)
     return create_assignment(
         project, worker, budget, chosen, characters, start_partial, resolver=resolver, round=number
     )
@@ -110,59 +110,6 @@ def check_assignee(
     if isinstance(start_partial, str) or unknown:
         raise AssignmentError(f"'start_partial' names no identifying attribute: {unknown}")
     return number
-
-
-def review_max_pairs() -> int:
-    return int(current_app.config.get("REVIEW_MAX_PAIRS", DEFAULT_REVIEW_MAX_PAIRS))
-
-
-def check_review_size(n_pairs: int) -> None:
-    """Refuse sending more than :func:`review_max_pairs` pairs to review in one step."""
-    limit = review_max_pairs()
-    if n_pairs > limit:
-        raise AssignmentError(
-            f"{n_pairs:,} pairs is more than the {limit:,} one assignment step sends to review; "
-            "triage the pairs (a band and a calibration sample) or assign a list of them"
-        )
-
-
-def create_assignment(
-    project: Project,
-    worker: User,
-    budget: float,
-    chosen: Sequence[int] | np.ndarray,
-    characters: int,
-    start_partial: Sequence[str] = (),
-    *,
-    resolver: bool = False,
-    round: int,
-) -> Assignment:
-    """Write the assignment of ``chosen`` (checked pairs of the round, ``characters`` in all)
-    in bulk: its pairs by :func:`app.bulk.write_numbered` (one statement per chunk on SQLite,
-    COPY on PostgreSQL), never an ORM object per pair. Only a ``start_partial`` assignment
-    reads the pairs one by one (each opened cell is priced)."""
-    if not len(chosen):
-        raise AssignmentError("an assignment needs at least one pair")
-    assignment = Assignment(
-        project_id=project.id,
-        worker_id=worker.id,
-        budget=float(budget),
-        resolver=resolver,
-        round=round,
-        chars_total=characters,
-    )
-    db.session.add(assignment)
-    db.session.flush()
-    columns = ("assignment_id", "pair_id", "position")
-    chosen = np.asarray(chosen, dtype=np.int64)
-    for start in range(0, len(chosen), WRITE_CHUNK):
-        part = chosen[start : start + WRITE_CHUNK]
-        write_numbered(AssignmentPair, columns, assignment.id, part, start)
-    db.session.expire(assignment, ["pairs"])
-    if start_partial:
-        identifying = {a.name: a for a in project.identifying}
-        _open_start_cells(assignment, [identifying[n] for n in start_partial])
-    return assignment
 
 
 def round_pairs(project: Project, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -234,10 +181,16 @@ def extend_assignment(assignment: Assignment, pair_ids: Sequence[int]) -> Assign
     repeated = [p for p in pair_ids if p in present]
     if repeated:
         raise AssignmentError(f"pairs already in this assignment: {repeated[:10]}")
+    from app.review.handles import new_handles
     from app.review.services import Context, pair_states
 
     start = max((link.position for link in locked.pairs), default=-1) + 1
-    added = [AssignmentPair(pair_id=p, position=start + i) for i, p in enumerate(pair_ids)]
+    named = locked.check_source is not None  # an assignment with checks names pairs by handles
+    handles = new_handles(len(pair_ids)) if named else [None] * len(pair_ids)
+    added = [
+        AssignmentPair(pair_id=p, position=start + i, handle=h)
+        for i, (p, h) in enumerate(zip(pair_ids, handles, strict=True))
+    ]
     locked.pairs.extend(added)
     db.session.flush()
     pairs = db.session.scalars(select(Pair).where(Pair.id.in_(list(pair_ids)))).all()
@@ -245,56 +198,3 @@ def extend_assignment(assignment: Assignment, pair_ids: Sequence[int]) -> Assign
     locked.version += 1
     db.session.flush()
     return locked
-
-
-def _open_start_cells(assignment: Assignment, attributes) -> None:
-    """Count the characters, pre-open ``attributes`` at partial and charge the start KAPR."""
-    from app.core.disclosure import Level
-    from app.core.kapr import assess_pair, kapr_score
-    from app.review.services import Context, pair_states
-
-    ctx = Context.of(assignment)
-    pairs = db.session.scalars(
-        select(Pair)
-        .join(AssignmentPair, AssignmentPair.pair_id == Pair.id)
-        .where(AssignmentPair.assignment_id == assignment.id)
-        .order_by(AssignmentPair.position)
-        .options(selectinload(Pair.record_a), selectinload(Pair.record_b))
-    ).all()
-    states = pair_states(ctx, pairs)
-    assessments, disclosed, total = [], 0, 0
-    for pair, state in zip(pairs, states, strict=True):
-        for attribute in attributes:
-            for row in (0, 1):
-                if state.next_level(row, attribute.name) is Level.PARTIAL:
-                    state.levels[row, attribute.name] = Level.PARTIAL
-                    db.session.add(
-                        CellState(
-                            assignment_id=assignment.id,
-                            pair_id=pair.id,
-                            row=row,
-                            attribute_id=attribute.id,
-                            level=Level.PARTIAL.value,
-                        )
-                    )
-        if attributes:
-            view = state.pair_view()
-            left, right = ctx.indexes(pair)
-            assessments.append(
-                assess_pair(
-                    view.left, view.right, view.markers, left, right, ctx.project.evidence_model
-                )
-            )
-        shown, chars = state.characters()
-        disclosed, total = disclosed + shown, total + chars
-    start = Fraction(0)
-    if assessments:
-        start = kapr_score(assessments, ctx.project.kappa, ctx.n_rows, len(ctx.attributes)).value
-    if start > Fraction(repr(assignment.budget)):
-        raise AssignmentError(
-            f"opening {[a.name for a in attributes]} at partial costs {float(start):.4f}, "
-            f"over the budget {assignment.budget}"
-        )
-    assignment.kapr_exact, assignment.kapr = str(start), float(start)
-    assignment.chars_disclosed, assignment.chars_total = disclosed, total
-    db.session.flush()

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.jobs import submit
 from app.models import REVIEWED, AssignmentPair, Job, Pair, Project, User
+from app.projects.quality import CheckError, parse_checks
 from app.projects.staffing.assignments import AssignmentError, newest_round
 from app.projects.staffing.workers import assign_workers, check_plan
 
@@ -61,8 +62,12 @@ def run_assignment(project_id: int, plan: dict, *, progress) -> dict:
         made = assign_workers(
             project, plan["workers"], coders=plan["coders"], start_partial=plan["start_partial"],
             page_size=plan["page_size"], round=plan["round"], progress=progress,
+            checks=parse_checks(plan.get("checks")),
         )  # fmt: skip
-    except AssignmentError as exc:  # the program's words (names, counts), never a value
+    except (
+        AssignmentError,
+        CheckError,
+    ) as exc:  # the program's words (names, counts), never a value
         db.session.rollback()
         return {"project_id": project_id, "refused": str(exc)}
     result = {

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Assignment, BudgetChange, Project, Role, User
+from app.projects.quality import CheckSpec
 from app.projects.staffing.assignments import (
     AssignmentError,
     check_assignee,
@@ -19,7 +20,8 @@ from app.projects.staffing.assignments import (
     newest_round,
     round_pairs,
 )
-from app.projects.staffing.characters import pair_characters
+from app.projects.staffing.characters import pair_characters, pairs_of
+from app.projects.staffing.checked import checked_plan, write_checked
 from app.units import percent
 
 __all__ = ["assign_workers", "change_budget", "check_plan", "share"]
@@ -56,13 +58,15 @@ def assign_workers(
     page_size: int | None = None,
     round: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    checks: CheckSpec | None = None,
 ) -> list[Assignment]:
     """Give each named worker an even share of a round's pairs (default: the newest round)
     with their budget; the model's pairs are never shared. The caller commits.
 
     ``progress(step, 2)`` is told when the pairs are read and counted (step 1), before
     anything is written: a job's progress commits the session (:mod:`app.jobs`), so it is
-    never called between the writes, which commit or roll back together.
+    never called between the writes, which commit or roll back together. ``checks`` mixes
+    known-truth checks in, shared among the workers as the real pairs are.
     Raises :class:`AssignmentError` (nothing is kept: the caller rolls back).
     """
     users, number = check_plan(project, budgets, start_partial=start_partial, round=round)
@@ -73,6 +77,11 @@ def assign_workers(
         raise AssignmentError(f"round {number} has no pairs to review; block or triage first")
     check_review_size(len(pair_ids))
     characters = pair_characters(project, record_a, record_b)
+    if checks is not None:
+        return _assign_checked(
+            project, users, budgets, coders, start_partial, number, checks,
+            (pair_ids, characters),
+        )  # fmt: skip
     if progress is not None:
         progress(1, 2)
     names, made = list(budgets), []
@@ -91,6 +100,27 @@ def assign_workers(
             )
     if page_size is not None:
         project.page_size = page_size
+    return made
+
+
+def _assign_checked(project, users, budgets, coders, start_partial, number, checks, real):
+    """:func:`assign_workers` with checks: the round's checks join its pairs and are shared
+    with them, so a double-coded round codes its checks twice too."""
+    pair_ids, characters = real
+    rng = np.random.default_rng()
+    plan = checked_plan(project, number, pair_ids, checks, rng)
+    extra = {int(p): 0 for p in plan.extra}  # a truth check added: its characters are real
+    added = [p for p in extra if p not in plan.synthetic]
+    if added:
+        found = pair_characters(project, *pairs_of(project, added)).tolist()
+        extra.update(zip(added, found, strict=True))
+    ids = np.concatenate([pair_ids, plan.extra])
+    chars = np.concatenate([characters, np.array(list(extra.values()), dtype=np.int64)])
+    made = []
+    for name, taken in zip(budgets, share_positions(len(ids), len(budgets), coders), strict=True):
+        if len(taken):
+            args = (ids[taken], int(chars[taken].sum()), list(start_partial), number, plan, rng)
+            made.append(write_checked(project, users[name], budgets[name], *args))
     return made
 
 

@@ -4,6 +4,7 @@ from app.projects.views import (  # noqa: F401 (registers the routes)
     conflicts,
     new,
     overview,
+    quality,
     recommendation,
     release,
     scored,

@@ -149,14 +149,19 @@ def parse_assignments(form, workers: Sequence[str], attributes: Sequence[str]) -
     partial = [a for a in form.getlist("start_partial") if a in attributes]
     page_size = _number(form, "page_size", int, "The page size", problems, None)
     number = _number(form, "round", int, "The round", problems, None)
+    share = _number(form, "check_share", float, "The share of checks", problems, None)
     if problems:
         raise FormError(problems)
+    checks = None
+    if share:  # percent of the pairs (docs/quality.md); the service checks the range
+        checks = {"share": share / 100, "source": form.get("check_source", "synthetic")}
     return {
         "workers": chosen,
         "coders": 2 if coding == "double" else 1,
         "start_partial": partial,
         "page_size": page_size,
         "round": number,
+        "checks": checks,
     }
 
 

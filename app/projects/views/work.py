@@ -15,6 +15,7 @@ from app.models import Assignment, Role, User
 from app.projects.blocking import TRANSFORMS, BlockingRefused, create_pairs, preview_blocking
 from app.projects.progress import project_progress
 from app.projects.progress.charts import CHARTS as PROGRESS_CHARTS
+from app.projects.quality import CheckError, parse_checks, project_alerts
 from app.projects.staffing import AssignmentError, assign_workers, change_budget
 from app.projects.staffing.jobs import find_assignment_job, needs_job, submit_assignment
 from app.projects.staffing.recommendation import (
@@ -107,8 +108,9 @@ def assignments(project_id: int):
         made = assign_workers(
             project, plan["workers"], coders=plan["coders"],
             start_partial=plan["start_partial"], page_size=plan["page_size"], round=plan["round"],
+            checks=parse_checks(plan["checks"]),
         )  # fmt: skip
-    except (FormError, AssignmentError) as exc:
+    except (FormError, AssignmentError, CheckError) as exc:
         db.session.rollback()
         problems = getattr(exc, "problems", [str(exc)])
         return render_template(page, problems=problems, **shown), 400
@@ -162,6 +164,8 @@ def progress(project_id: int):
         collusion=collusion_kapr(project),
         column=default_truth_column(project),
         charts={name: build(project) for name, build in PROGRESS_CHARTS.items()},
+        alerts=project_alerts(project.id),
+        workers=_workers(),
     )
 
 

@@ -24,16 +24,20 @@ from app.models import (
     User,
     current_answer_ids,
 )
+from app.models.base import utcnow
 from app.review.answers.save import (  # noqa: F401  (DECISIONS, CONFIDENCES: part of this API)
     ANY_VERSION,
     CONFIDENCES,
     DECISIONS,
     AnswerChanged,
+    AnswersPaused,
     DecisionError,
     NotInAssignment,
     append_answer,
     check_answer,
 )
+from app.review.breaks import current_session
+from app.review.reveal.refusals import PAUSED
 
 
 class PageIncomplete(DecisionError):
@@ -100,9 +104,20 @@ def record_decision(
     check_answer(decision, confidence, assignment.project.allow_unsure)
     if db.session.get(AssignmentPair, (assignment.id, pair_id)) is None:
         raise NotInAssignment("this pair is not part of the assignment")
+    return _append(assignment, pair_id, decision, confidence, by)
+
+
+def _append(assignment: Assignment, pair_id: int, decision, confidence, by: User):
+    """The event through the one writer, refused while paused, marked past a break."""
+    if assignment.paused:
+        raise AnswersPaused(PAUSED)
     db.session.flush()  # pending changes first: the insert is a Core statement
-    connection = db.session.connection()
-    event_id = append_answer(connection, assignment.id, pair_id, decision, confidence, by.id)
+    connection, project, now = db.session.connection(), assignment.project, utcnow()
+    limits = (project.break_minutes, project.break_decisions)
+    due = current_session(connection, assignment.id, *limits, now=now).due
+    event_id = append_answer(
+        connection, assignment.id, pair_id, decision, confidence, by.id, due, now
+    )
     return db.session.get(DecisionEvent, event_id)
 
 
@@ -128,10 +143,8 @@ def clear_answer(
         )
     if newest is None or newest.decision == CLEARED:
         raise DecisionError("this pair has no answer to clear")
-    db.session.flush()  # pending changes first: the insert is a Core statement
     # the one writer of answers: refused (AnswersClosed) once the project is closed out
-    event_id = append_answer(db.session.connection(), assignment.id, pair_id, CLEARED, None, by.id)
-    return db.session.get(DecisionEvent, event_id)
+    return _append(assignment, pair_id, CLEARED, None, by)
 
 
 def newest_events(assignment_id: int, pair_ids: Iterable[int]) -> dict[int, DecisionEvent]:

@@ -14,15 +14,39 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
-from sqlalchemy import Integer, String, bindparam, exists, func, insert, literal, select, union_all
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Integer,
+    String,
+    bindparam,
+    exists,
+    func,
+    insert,
+    literal,
+    select,
+    union_all,
+)
 
 from app.auth.token_cache import account_holds, account_refusal
 from app.database import pg_rows
 from app.extensions import db
-from app.models import CLEARED, Assignment, AssignmentPair, DecisionEvent, Project, Role, User
+from app.models import (
+    CLEARED,
+    Assignment,
+    AssignmentPair,
+    DecisionEvent,
+    Project,
+    QualityCheck,
+    Role,
+    User,
+)
 from app.models.base import utcnow
 from app.models.events import current_answer_ids
+from app.review.breaks import Session, current_session
 from app.review.connection import statement_connection
+from app.review.reveal.read import named
+from app.review.reveal.refusals import PAUSED
 
 DECISIONS = ("same", "different", "unsure")
 CONFIDENCES = ("high", "medium", "low")
@@ -45,6 +69,10 @@ class AccountChanged(PermissionError):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+class AnswersPaused(Exception):
+    """The manager paused the assignment (an alert's action, docs/quality.md): HTTP 409."""
 
 
 class NotInAssignment(LookupError):
@@ -81,6 +109,9 @@ class Summary:
 class SavedAnswer:
     id: int
     summary: Summary
+    session: Session | None = None  # the reviewing session as the answer left it
+    pair_id: int | None = None  # the pair answered
+    is_check: bool = False  # one of the assignment's known-truth checks
 
 
 def check_answer(decision, confidence, allow_unsure: bool) -> None:
@@ -112,6 +143,9 @@ def save_answer(
 ):
     """Append ``by``'s answer for one pair of their assignment; return its id and the summary.
 
+    ``pair_id`` is what the worker calls the pair: its handle in an assignment with checks,
+    else its id (:mod:`app.review.handles`).
+
     ``version``, when given, is the pair's newest decision event id the client read (None: it
     read none): if the pair has another now, :class:`AnswerChanged` and nothing is saved.
     Refusals, in this order: :class:`NotInAssignment` (no such assignment),
@@ -125,25 +159,44 @@ def save_answer(
     found = _rows(connection, _OWNER, params)
     if not found:
         raise NotInAssignment("no such assignment")
-    worker_id, allow_unsure, closed_at, in_assignment, newest, holds = found[0]
+    worker_id, allow_unsure, closed_at, newest, holds, named_pair, is_check, paused, *limits = (
+        found[0]
+    )
     if worker_id != by.id:
         raise PermissionError("this assignment belongs to another worker")
     if not holds:  # deactivated, demoted or its token revoked since it was cached
         raise AccountChanged(*account_refusal(connection, by.id, token, Role.WORKER.value))
     if closed_at is not None:  # read with the owner: a closed project costs no query
         raise AnswersClosed(CLOSED)
+    if paused:
+        raise AnswersPaused(PAUSED)
     check_answer(decision, confidence, bool(allow_unsure))
-    if not in_assignment:
+    if named_pair is None:
         raise NotInAssignment("this pair is not part of the assignment")
     if version is not ANY_VERSION and version != newest:
         raise AnswerChanged(newest, answer_of(connection, newest))
-    event_id = append_answer(connection, assignment_id, pair_id, decision, confidence, by.id)
-    return SavedAnswer(event_id, answer_summary(connection, assignment_id))
+    now = utcnow()
+    session = current_session(connection, assignment_id, *limits, now=now)
+    event_id = append_answer(
+        connection, assignment_id, named_pair, decision, confidence, by.id, session.due, now
+    )
+    summary = answer_summary(connection, assignment_id)
+    return SavedAnswer(event_id, summary, session, named_pair, bool(is_check))
 
 
-def append_answer(connection, assignment_id, pair_id, decision, confidence, user_id) -> int:
+def append_answer(
+    connection,
+    assignment_id,
+    pair_id,
+    decision,
+    confidence,
+    user_id,
+    past_break: bool = False,
+    at=None,
+) -> int:
     """Insert one checked decision event; return its id (the one writer of answers).
 
+    ``past_break``: made past the project's break reminder (:mod:`app.review.breaks`).
     Raises :class:`AnswersClosed` when the project is closed out by then: the check made
     under the project row's lock, so no answer lands after a close-out read the answers.
     """
@@ -151,9 +204,10 @@ def append_answer(connection, assignment_id, pair_id, decision, confidence, user
         "assignment_id": assignment_id,
         "pair_id": pair_id,
         "user_id": user_id,
-        "at": utcnow(),
+        "at": at or utcnow(),
         "decision": decision,
         "confidence": confidence,
+        "past_break": bool(past_break),
     }
     inserted = _rows(connection, _INSERT, params)
     if not inserted:
@@ -202,24 +256,32 @@ def _compiled(statement, dialect) -> tuple[str, dict]:
 
 
 _ASSIGNMENT = bindparam("assignment_id")
+# The pair the worker's name names (its handle, or its id without one: app.review.handles).
+_NAMED = (
+    select(AssignmentPair.pair_id)
+    .where(
+        AssignmentPair.assignment_id == Assignment.id,
+        named(bindparam("pair_id", type_=BigInteger)),  # a handle may pass 2**31
+    )
+    .correlate(Assignment)
+    .scalar_subquery()
+)
 _OWNER = (
     select(
         Assignment.worker_id,
         Project.allow_unsure,
         Project.closed_at,
-        exists().where(
-            AssignmentPair.assignment_id == Assignment.id,
-            AssignmentPair.pair_id == bindparam("pair_id"),
-        ),
         # the pair's version: its newest event (ix_decision_events_assignment_pair)
         select(func.max(DecisionEvent.id))
-        .where(
-            DecisionEvent.assignment_id == Assignment.id,
-            DecisionEvent.pair_id == bindparam("pair_id"),
-        )
+        .where(DecisionEvent.assignment_id == Assignment.id, DecisionEvent.pair_id == _NAMED)
         .correlate(Assignment)
         .scalar_subquery(),
         account_holds(Assignment.worker_id, Role.WORKER.value),
+        _NAMED,
+        exists().where(QualityCheck.assignment_id == Assignment.id, QualityCheck.pair_id == _NAMED),
+        Assignment.paused,
+        Project.break_minutes,
+        Project.break_decisions,
     )
     .join(Project, Project.id == Assignment.project_id)
     .where(Assignment.id == _ASSIGNMENT)
@@ -231,7 +293,7 @@ _OWNER = (
 _INSERT = (
     insert(DecisionEvent)
     .from_select(
-        ["assignment_id", "pair_id", "user_id", "at", "decision", "confidence"],
+        ["assignment_id", "pair_id", "user_id", "at", "decision", "confidence", "past_break"],
         select(
             bindparam("assignment_id", type_=Integer),
             bindparam("pair_id", type_=Integer),
@@ -239,6 +301,7 @@ _INSERT = (
             bindparam("at", type_=DecisionEvent.at.type),
             bindparam("decision", type_=String),
             bindparam("confidence", type_=String),
+            bindparam("past_break", type_=Boolean),
         )
         .where(
             Project.id

@@ -6,6 +6,7 @@ from app.review.grid.indexes import (
     records_not_in_memory,
     source_index,
     source_indexes,
+    stand_in_indexes,
     store_indexes,
 )
 from app.review.grid.scope import Schema, project_schema
@@ -23,6 +24,7 @@ __all__ = [
     "records_not_in_memory",
     "source_index",
     "source_indexes",
+    "stand_in_indexes",
     "store_indexes",
     "uploaded_counts",
 ]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from flask import current_app
 from sqlalchemy import delete, select
+from sqlalchemy.orm import aliased
 
 from app.core.disclosure import AttributeType, format_date
 from app.core.kapr import AnonymityIndex
@@ -43,6 +44,31 @@ def source_indexes(project_id: int, records_version: int, sources, attributes) -
     if sources[1] == sources[0]:
         return left, left
     return left, index_for(project_id, records_version, sources[1], attributes)
+
+
+def stand_in_indexes(project_id: int, records_version: int, sources, attributes) -> tuple:
+    """The (left, right) indexes a synthetic check's rows are priced on: those of the real
+    sources its checks-project sources stand for, as a record of them sees them
+    (:class:`~app.core.kapr.StandIn`)."""
+    real = _real_sources(tuple(sources))
+    left, right = source_indexes(project_id, records_version, real, attributes)
+    return left.stand_in, right.stand_in
+
+
+def _real_sources(shadow: tuple[int, int]) -> tuple[int, int]:
+    """The project's sources that two sources of its checks project stand for (same label)."""
+    known = current_app.extensions.setdefault("mindfirl_check_sources", {})
+    missing = [s for s in shadow if s not in known]
+    if missing:
+        checks, real = aliased(Source), aliased(Source)
+        rows = db.session.execute(
+            select(checks.id, real.id)
+            .join(Project, Project.id == checks.project_id)
+            .join(real, (real.project_id == Project.checks_of) & (real.label == checks.label))
+            .where(checks.id.in_(missing))
+        ).all()
+        known.update(rows)  # a checks source never changes what it stands for
+    return known[shadow[0]], known[shadow[1]]
 
 
 def records_not_in_memory(project: Project) -> int:

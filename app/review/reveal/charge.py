@@ -62,7 +62,9 @@ _CHARGE = (
     .values(
         kapr_exact=_p("kapr_exact"),
         kapr=_p("kapr"),
-        chars_disclosed=Assignment.chars_disclosed + _p("gained", Integer),
+        checks_kapr_exact=_p("checks_exact"),
+        chars_disclosed=Assignment.chars_disclosed + _p("gained_real", Integer),
+        checks_chars_disclosed=Assignment.checks_chars_disclosed + _p("gained_checks", Integer),
         version=Assignment.version + 1,
     )
 )

@@ -4,7 +4,9 @@ pair's position and both records' values, the project's scale and the pair's sto
 One row per stored cell of the pair (at least one row); none when the assignment is not the
 user's or the pair is not in it, or when the user is no longer an active worker or, for a
 bearer request (``token``: its digest, else None), the token is gone: an account change
-committed anywhere stops the next reveal with no statement of its own (issue 42.5).
+committed anywhere stops the next reveal with no statement of its own (issue 42.5). A pair
+of another project than the assignment's is a synthetic check (its checks project's,
+docs/quality.md).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from psycopg.rows import namedtuple_row
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import BigInteger, and_, bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from app.auth.token_cache import account_holds
@@ -20,6 +22,18 @@ from app.database import pg_rows
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record, Role
 
 _RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
+_NAME = bindparam("pair_id", type_=BigInteger)  # a handle may pass 2**31
+
+
+def named(name):
+    """The assignment's pair the worker calls ``name``: its handle, or its id when it has no
+    handle (an assignment without checks, :mod:`app.review.handles`)."""
+    return or_(
+        AssignmentPair.handle == name,
+        and_(AssignmentPair.handle.is_(None), AssignmentPair.pair_id == name),
+    )
+
+
 _N_PAIRS = (
     select(func.count())
     .select_from(_LINKS)
@@ -50,15 +64,16 @@ _READ = (
         CellState.attribute_id,
         CellState.level,
         Project.closed_at,
+        Pair.project_id,
+        Assignment.checks_kapr_exact,
+        Assignment.synthetic_pairs,
+        Assignment.paused,
+        AssignmentPair.pair_id,
+        Assignment.checks_chars_disclosed,
+        Assignment.checks_chars_total,
     )
     .select_from(Assignment)
-    .join(
-        AssignmentPair,
-        and_(
-            AssignmentPair.assignment_id == Assignment.id,
-            AssignmentPair.pair_id == bindparam("pair_id"),
-        ),
-    )
+    .join(AssignmentPair, and_(AssignmentPair.assignment_id == Assignment.id, named(_NAME)))
     .join(Pair, Pair.id == AssignmentPair.pair_id)
     .join(_RA, _RA.id == Pair.record_a_id)
     .join(_RB, _RB.id == Pair.record_b_id)
@@ -76,8 +91,8 @@ _READ = (
 
 
 def read_pair(connection, params: dict) -> list:
-    """The rows of the read for ``params`` (``assignment_id``, ``pair_id``, ``user``,
-    ``token``).
+    """The rows of the read for ``params`` (``assignment_id``, ``pair_id``: the worker's name
+    for the pair, ``user``, ``token``).
 
     On PostgreSQL the statement is compiled once and run on the driver's cursor, which
     decodes JSON and timestamps itself (no per-call cache key or result metadata).

@@ -49,3 +49,13 @@ class AccountChanged(RevealRefused):
         super().__init__(message)
         self.code = code
         self.error = "unauthorized" if code == 401 else "forbidden"
+
+
+class AssignmentPaused(RevealRefused):
+    """The manager paused the assignment (an alert's action, docs/quality.md)."""
+
+    error = "paused"
+
+
+#: What a worker is told while their assignment is paused (reveals and answers alike).
+PAUSED = "your manager paused this assignment: nothing can be revealed or answered until resumed"

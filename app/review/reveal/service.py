@@ -31,12 +31,20 @@ from app.models import ApiToken, Assignment, Role, User
 from app.models.base import utcnow
 from app.review.connection import gate as _gate
 from app.review.connection import statement_connection
-from app.review.grid import SIDE_NAMES, PairState, project_schema, source_indexes
+from app.review.grid import (
+    SIDE_NAMES,
+    PairState,
+    project_schema,
+    source_indexes,
+    stand_in_indexes,
+)
 from app.review.meters import meters
 from app.review.reveal.charge import charge
 from app.review.reveal.read import read_pair
 from app.review.reveal.refusals import (
+    PAUSED,
     AccountChanged,
+    AssignmentPaused,
     BudgetExceeded,
     NothingToReveal,
     NotInAssignment,
@@ -84,8 +92,10 @@ class _Plan:
     attribute_id: int
     level_from: Level
     level_to: Level
-    before: Fraction
+    before: Fraction  # the real KAPR before the reveal
     gained: int
+    charged: tuple[Fraction, Fraction]  # the real KAPR and the checks' part after it
+    check: bool  # a synthetic check's cell: its characters are the checks' part too
 
 
 def reveal_cell(
@@ -99,6 +109,9 @@ def reveal_cell(
     token: str | None = None,
 ) -> RevealResult:
     """Advance one cell to its next level and charge its KAPR cost, or refuse.
+
+    ``pair_id`` is what the worker calls the pair: its handle in an assignment with checks,
+    else its id (:mod:`app.review.handles`); the result holds the pair's id.
 
     ``shown_level``, when given, is the level the client shows for the cell: if the server
     holds another (the cell was revealed elsewhere, e.g. in another tab), the reveal is
@@ -167,6 +180,10 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
     first = rows[0]
     if first.closed_at is not None:  # read with the rest: a closed project costs no query
         raise ProjectClosed(CLOSED)
+    if first.paused:
+        raise AssignmentPaused(PAUSED)
+    check = first[21] != first.id  # a synthetic check: a pair of the checks project
+    pair_id = first[25]  # the pair the worker's name for it names
     schema = project_schema(first.id, first.created_at)
     target = schema.by_name.get(attribute)
     if target is None:
@@ -178,7 +195,8 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
     }
     state = PairState(pair_id, schema.attributes, (first[7], first[9]), levels)
     level_from, level_to = state.level(row, attribute), state.next_level(row, attribute)
-    before = Fraction(first.kapr_exact)
+    real, checks = Fraction(first.kapr_exact), Fraction(first.checks_kapr_exact)
+    before = real + checks  # the worker's meter
     if shown_level is not None and shown_level != level_from.value:
         raise StaleView(
             "this cell was revealed elsewhere (another tab or window): reload it before "
@@ -190,12 +208,11 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
         raise NothingToReveal(
             "this cell shows everything it can already", assignment=_meters(first, before)
         )
-    indexes = source_indexes(
-        first.id, first.records_version, (first[8], first[10]), schema.attributes
-    )
+    find = stand_in_indexes if check else source_indexes
+    indexes = find(first.id, first.records_version, (first[8], first[10]), schema.attributes)
     scale = {
         "kappa": first.kappa,
-        "n_rows": 2 * first[16],
+        "n_rows": 2 * (first[16] - first.synthetic_pairs),  # N counts the real rows only
         "n_attributes": len(schema.attributes),
         "model": first.evidence_model,
     }
@@ -223,17 +240,20 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
         cost=cost,
         kapr=after,
         budget=first.budget,
-        chars_disclosed=first.chars_disclosed + gained,
-        chars_total=first.chars_total,
+        chars_disclosed=first.chars_disclosed + first.checks_chars_disclosed + gained,
+        chars_total=first.chars_total + first.checks_chars_total,
         indexes=indexes,
         scale=scale,
     )
-    return _Plan(first.version, result, target.id, level_from, level_to, before, gained)
+    charged = (real, checks + cost) if check else (real + cost, checks)
+    args = (target.id, level_from, level_to, real, gained, charged, check)
+    return _Plan(first.version, result, *args)
 
 
 def _meters(first, kapr: Fraction) -> dict:
     """The meters as stored, from the read's row (a refusal's answer: no further query)."""
-    return meters(first.budget, kapr, first.chars_disclosed, first.chars_total)
+    shown = first.chars_disclosed + first.checks_chars_disclosed
+    return meters(first.budget, kapr, shown, first.chars_total + first.checks_chars_total)
 
 
 def _explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
@@ -267,14 +287,18 @@ def _lock(connection, assignment_id: int) -> None:
 def _charge(connection, plan: _Plan, user_id: int) -> bool:
     """Write the charge, the cell and the event if the assignment is still at ``version``."""
     result = plan.result
+    real, checks = plan.charged
     return charge(
         connection,
         {
             "p_assignment": result.assignment_id,
             "p_version": plan.version,
-            "p_kapr_exact": str(result.kapr),
-            "p_kapr": float(result.kapr),
+            "p_kapr_exact": str(real),
+            "p_kapr": float(real),
+            "p_checks_exact": str(checks),
             "p_gained": plan.gained,
+            "p_gained_real": 0 if plan.check else plan.gained,
+            "p_gained_checks": plan.gained if plan.check else 0,
             "p_pair": result.pair_id,
             "p_row": result.row,
             "p_attribute": plan.attribute_id,

@@ -241,6 +241,7 @@ def test_no_route_of_a_closed_project_answers_500(app, client, done):
         "chart": "rows",
         "page": 1,
         "fmt": "json",
+        "alert_id": 1,
     }
     rules = [
         r for r in app.url_map.iter_rules() if {"project_id", "assignment_id"} & set(r.arguments)
