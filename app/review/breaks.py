@@ -61,7 +61,8 @@ def is_due(start: dt.datetime, count: int, now: dt.datetime, minutes, decisions)
 
 def current_session(connection, assignment_id: int, minutes, decisions, now=None) -> Session:
     """The assignment's session as of ``now``: a decision made now would be past the break
-    when ``due``. No query when the project sets no limit."""
+    when ``due``. No query when the project sets no limit. ``connection``: a connection or a
+    session (what runs the one query)."""
     now = now or utcnow()
     if minutes is None and decisions is None:
         return Session(0.0, 0, False)

@@ -113,7 +113,7 @@ def page_json(ctx: services.Context, page: int) -> dict:
             "allow_unsure": project.allow_unsure,
             "paused": ctx.assignment.paused,
             "break": current_session(
-                db.session.connection(),
+                db.session,  # a query only when the project sets a break
                 ctx.assignment.id,
                 project.break_minutes,
                 project.break_decisions,

@@ -1,6 +1,6 @@
 """KAPR: the score, anonymity-set sizes (``row`` and ``pair`` models) and reveal costs."""
 
-from app.core.kapr.anonymity import AnonymityIndex, Constraint, StandIn, consistent
+from app.core.kapr.anonymity import AnonymityIndex, Constraint, consistent
 from app.core.kapr.costs import SIDES, Model, PairCosts, PairRisk, PairView, Side, disclosed
 from app.core.kapr.evidence import Evidence, Marker, Markers, Relation, Row
 from app.core.kapr.pair import count_pair, count_pair_reference
@@ -31,7 +31,6 @@ __all__ = [
     "Relation",
     "Row",
     "Side",
-    "StandIn",
     "assess_pair",
     "consistent",
     "count_pair",

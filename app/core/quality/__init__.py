@@ -1,4 +1,4 @@
-"""Reviewer quality: agreement between coders, accuracy intervals, sequential alerts."""
+"""Reviewer quality: agreement, accuracy intervals, sequential alerts, checks' stand-ins."""
 
 from app.core.quality.agreement import (
     Interval,
@@ -9,14 +9,17 @@ from app.core.quality.agreement import (
     wilson_interval,
 )
 from app.core.quality.sequential import Sprt, SprtState
+from app.core.quality.standin import StandIn, stand_in
 
 __all__ = [
     "Interval",
     "Sprt",
     "SprtState",
+    "StandIn",
     "cohen_kappa",
     "discordance",
     "fleiss_kappa",
     "paired_answers",
+    "stand_in",
     "wilson_interval",
 ]

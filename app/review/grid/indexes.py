@@ -20,6 +20,7 @@ from sqlalchemy.orm import aliased
 
 from app.core.disclosure import AttributeType, format_date
 from app.core.kapr import AnonymityIndex
+from app.core.quality import stand_in
 from app.extensions import db
 from app.models import EvidenceModel, Project, Record, Source, SourceIndex
 
@@ -49,16 +50,16 @@ def source_indexes(project_id: int, records_version: int, sources, attributes) -
 def stand_in_indexes(project_id: int, records_version: int, sources, attributes) -> tuple:
     """The (left, right) indexes a synthetic check's rows are priced on: those of the real
     sources its checks-project sources stand for, as a record of them sees them
-    (:class:`~app.core.kapr.StandIn`)."""
-    real = _real_sources(tuple(sources))
+    (:class:`~app.core.quality.StandIn`)."""
+    real = _real_sources(project_id, tuple(sources))
     left, right = source_indexes(project_id, records_version, real, attributes)
-    return left.stand_in, right.stand_in
+    return stand_in(left), stand_in(right)
 
 
-def _real_sources(shadow: tuple[int, int]) -> tuple[int, int]:
+def _real_sources(project_id: int, shadow: tuple[int, int]) -> tuple[int, int]:
     """The project's sources that two sources of its checks project stand for (same label)."""
     known = current_app.extensions.setdefault("mindfirl_check_sources", {})
-    missing = [s for s in shadow if s not in known]
+    missing = [s for s in shadow if (project_id, s) not in known]
     if missing:
         checks, real = aliased(Source), aliased(Source)
         rows = db.session.execute(
@@ -67,8 +68,9 @@ def _real_sources(shadow: tuple[int, int]) -> tuple[int, int]:
             .join(real, (real.project_id == Project.checks_of) & (real.label == checks.label))
             .where(checks.id.in_(missing))
         ).all()
-        known.update(rows)  # a checks source never changes what it stands for
-    return known[shadow[0]], known[shadow[1]]
+        # a checks source never changes what it stands for
+        known.update(((project_id, checks_id), real_id) for checks_id, real_id in rows)
+    return known[project_id, shadow[0]], known[project_id, shadow[1]]
 
 
 def records_not_in_memory(project: Project) -> int:
