@@ -478,3 +478,50 @@ def test_a_worker_cannot_tell_a_check_from_a_real_pair(app, share):
         html = client.get(path).get_data(as_text=True)
         words = set(html.replace('"', " ").replace("/", " ").replace("=", " ").split())
         assert not (words & world["secrets"] - {str(world["assignment"])}), path
+
+
+def test_the_hint_treats_a_check_like_a_real_pair(app):
+    """With known-truth checks mixed in, the advisor's hint answers every pair by its handle
+    with the same fields, and for each, check or real, exactly the advice its page shows."""
+    from fractions import Fraction
+
+    from app.core.advice import advise
+    from app.models import Assignment
+    from app.review.advice import project_models
+    from app.review.grid import project_schema
+
+    world = _check_world(app, 0.2)
+    with app.app_context():
+        project = db.session.get(Assignment, world["assignment"]).project
+        project.advice_hint = True
+        db.session.commit()
+        model, model_world = project_models(
+            project, project_schema(project.id, project.created_at).attributes
+        )
+    client, headers = app.test_client(), {"Authorization": f"Bearer {world['token']}"}
+    url = f"/api/v1/assignments/{world['assignment']}"
+    responses, pairs = _pair_objects(client, headers, world)
+    meters, attributes = responses[0]["assignment"], responses[0]["attributes"]
+    room = Fraction(meters["budget_exact"]) - Fraction(meters["kapr_exact"])
+    fields, advised = set(), {"check": 0, "real": 0}
+    for pair in pairs:
+        served = client.get(f"{url}/advice?pair={pair['id']}", headers=headers)
+        assert served.status_code == 200
+        body = served.get_json()
+        fields.add(tuple(sorted(body)))
+        assert body["pair_id"] == pair["id"]
+        costs = {
+            (r["row"], name): Fraction(cell["next_cost_exact"])
+            for r in pair["rows"]
+            for name, cell in r["cells"].items()
+            if cell["next_cost_exact"] is not None
+        }
+        expected = advise(_shown_from_page(pair, attributes), costs, model, model_world, room=room)
+        suggestion = body["suggestion"] and (
+            body["suggestion"]["row"],
+            body["suggestion"]["attribute"],
+        )
+        assert (suggestion, body["suffices"]) == (expected.suggestion, expected.suffices)
+        advised["check" if pair["id"] in world["checks"] else "real"] += 1
+    assert fields == {("pair_id", "reviewer", "suffices", "suggestion")}
+    assert advised["check"] and advised["real"]
