@@ -23,11 +23,12 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
+from app.auth.token_cache import account_refusal
 from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.database import begin_write
 from app.extensions import db
-from app.models import ApiToken, Assignment, Role, User
+from app.models import Assignment, Role, User
 from app.models.base import utcnow
 from app.review.connection import gate as _gate
 from app.review.connection import statement_connection
@@ -258,17 +259,9 @@ def _meters(first, kapr: Fraction) -> dict:
 
 def _explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
     """Raise the refusal for a reveal whose read found nothing."""
-    account = connection.execute(select(User.active, User.role).where(User.id == user_id)).first()
-    held = (
-        token is None
-        or connection.execute(
-            select(ApiToken.id).where(ApiToken.user_id == user_id, ApiToken.token_hash == token)
-        ).first()
-    )
-    if account is None or not account.active or not held:
-        raise AccountChanged("this token or account no longer works", code=401)
-    if account.role != Role.WORKER:
-        raise AccountChanged("this account is no longer a worker's", code=403)
+    refused = account_refusal(connection, user_id, token, Role.WORKER.value)
+    if refused is not None:
+        raise AccountChanged(refused[1], code=refused[0])
     owner = connection.execute(
         select(Assignment.worker_id).where(Assignment.id == assignment_id)
     ).scalar()
