@@ -9,9 +9,12 @@ from functools import cache
 
 from flask import current_app
 from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import make_transient_to_detached
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.auth import audit
+from app.database import BUSY_TIMEOUT_MS, reads_only
 from app.extensions import db
 from app.models import ApiToken, Role, User
 from app.models.base import utcnow
@@ -85,37 +88,73 @@ TOUCH_SECONDS = 60
 
 
 def user_for_token(plain: str) -> User | None:
-    """The active user holding the API token ``plain`` (one query: token and user joined);
-    the token's ``last_used_at`` is brought up to date (to the minute) on the way."""
+    """The active user holding the API token ``plain``, detached (:func:`detached_user`); the
+    token's ``last_used_at`` is brought up to date (to the minute) on the way.
+
+    One query (token and user joined) on a connection of its own, not the request's session:
+    the request's transaction does not begin with it (on SQLite a write request's begins
+    ``BEGIN IMMEDIATE`` and holds the write lock, which the "last used" write in a
+    transaction of its own would then wait for; on PostgreSQL the reveal and the answer stay
+    in autocommit).
+    """
     query = (
-        select(User, ApiToken.id, ApiToken.last_used_at)
+        select(*User.__table__.columns, ApiToken.id, ApiToken.last_used_at)
         .join(ApiToken, ApiToken.user_id == User.id)
         .where(ApiToken.token_hash == hash_token(plain), User.active.is_(True))
     )
-    row = db.session.execute(query).first()
+    engine = db.session.get_bind(mapper=ApiToken.__mapper__)
+    with engine.connect() as connection:
+        row = connection.execute(query).first()
     if row is None:
         return None
-    user, token_id, used = row
+    *columns, token_id, used = row
     _touch(token_id, used)
+    return detached_user(dict(zip(_USER_KEYS, columns, strict=True)))
+
+
+#: The attribute of each column of ``users``, in the table's order.
+_USER_KEYS = [User.__mapper__.get_property_by_column(c).key for c in User.__table__.columns]
+
+
+def detached_user(values: dict) -> User:
+    """A new detached ``User`` holding ``values`` (every column's attribute), as a query
+    would have loaded it, in no session: it can be added to one, but loads no relationship."""
+    user = User.__mapper__.class_manager.new_instance()
+    user.__dict__.update(values)
+    make_transient_to_detached(user)
     return user
 
 
 def _touch(token_id: int, used) -> None:
-    """Write the token's use unless it was written less than :data:`TOUCH_SECONDS` ago, and
-    commit it at once: the look-up comes first in a request, with nothing else pending (a
-    GET request commits nothing; a write request's transaction should not start with it)."""
+    """Write the token's use unless it was written less than :data:`TOUCH_SECONDS` ago, in a
+    transaction of its own (a GET request commits nothing; a write request's transaction
+    should not start with it).
+
+    Never waits: "last used" is to the minute, so while the database's write lock is held
+    (a reveal committing, or this thread's own transaction outside a request) the write is
+    left to the token's next use. A request is never held up by it, nor blocked by itself.
+    """
     now = utcnow()
     if used is not None:
         used = used if used.tzinfo else used.replace(tzinfo=dt.UTC)  # SQLite: naive UTC
         if (now - used).total_seconds() < TOUCH_SECONDS:
             return
-    session = db.session()
-    session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
-    keep, session.expire_on_commit = session.expire_on_commit, False  # the user stays loaded
+    engine = db.session.get_bind(mapper=ApiToken.__mapper__)
+    sqlite = engine.dialect.name == "sqlite"
     try:
-        session.commit()
-    finally:
-        session.expire_on_commit = keep
+        with reads_only(), engine.begin() as connection:  # deferred: no writer turn to wait for
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA busy_timeout = 0")
+            else:
+                connection.exec_driver_sql("SET LOCAL lock_timeout = '50ms'")
+            try:
+                query = update(ApiToken).where(ApiToken.id == token_id)
+                connection.execute(query.values(last_used_at=now))
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except OperationalError:  # locked: written at the next use
+        return
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,8 @@ import time
 
 from flask import current_app, g
 from sqlalchemy import String, and_, bindparam, cast, exists, inspect, or_, select
-from sqlalchemy.orm import make_transient_to_detached
 
-from app.auth.services import user_for_token
+from app.auth.services import detached_user, user_for_token
 from app.models import ApiToken, User
 from app.models.user import hash_token
 
@@ -45,7 +44,7 @@ def cached_user_for_token(plain: str, *, fresh: bool = False) -> User | None:
     digest, now = hash_token(plain), time.monotonic()
     hit = None if fresh else cache.get(digest)
     if hit is not None and hit[0] > now:
-        return _detached(hit[1])
+        return detached_user(hit[1])
     user = user_for_token(plain)
     if user is None:
         cache.pop(digest, None)  # revoked or deactivated: reads in this process stop too
@@ -53,15 +52,6 @@ def cached_user_for_token(plain: str, *, fresh: bool = False) -> User | None:
     if len(cache) >= MAX_CACHED:
         cache.clear()
     cache[digest] = (now + ttl, {a.key: getattr(user, a.key) for a in _COLUMNS})
-    return user
-
-
-def _detached(values: dict) -> User:
-    """A new detached ``User`` holding ``values``, as a query would have loaded it (its
-    columns set directly, no change pending), in no session."""
-    user = User.__mapper__.class_manager.new_instance()
-    user.__dict__.update(values)
-    make_transient_to_detached(user)
     return user
 
 

@@ -79,8 +79,8 @@ def test_each_request_gets_its_own_user_in_no_session(app, client, monkeypatch):
     seen = []
     with app.test_request_context():
         first = token_cache.cached_user_for_token(worker.headers["Authorization"][7:])
-        assert first in db.session  # looked up: the session's own
-        db.session.expunge_all()  # a request that has not loaded the user itself
+        assert first not in db.session and sa.inspect(first).detached  # looked up apart
+        assert db.session().get_transaction() is None  # nor the request's transaction begun
         for _ in range(2):
             user = token_cache.cached_user_for_token(worker.headers["Authorization"][7:])
             assert user not in db.session and sa.inspect(user).detached
