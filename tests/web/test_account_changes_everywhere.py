@@ -3,7 +3,8 @@
 Two app instances share one database, as two gunicorn workers do: the worker's token is
 remembered by the second (it served the worker's page), the admin acts through the first, and
 once the admin's request has returned the worker's next reveal through the second is refused
-and records nothing, nor does their next answer (issue 42.5). Reads may see the old account for TOKEN_CACHE_SECONDS.
+and records nothing, nor does their next answer (issue 42.5). Reads may see the old account
+for TOKEN_CACHE_SECONDS.
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ def test_no_reveal_in_another_process_after_the_admins_request(app, other_proces
     assert worker.reveal(*cells[1][:3]).status_code == CHANGES[change][1]
     answer = {"pair_id": cells[1][0], "decision": "same", "confidence": "high"}
     path = f"/api/v1/assignments/{worker.assignment_id}/decisions"
-    assert worker.client.post(path, json=answer, headers=worker.headers).status_code == (
-        CHANGES[change][1]
+    assert (
+        worker.client.post(path, json=answer, headers=worker.headers).status_code
+        == (CHANGES[change][1])
     )
     with app.app_context():
         for table in (RevealEvent, DecisionEvent):
