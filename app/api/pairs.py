@@ -13,6 +13,7 @@ from app.auth.decorators import roles_required
 from app.extensions import db
 from app.projects.blocking import BlockingRefused
 from app.projects.progress.pairs import ListingError, PairFilter, list_pairs
+from app.projects.quality import QualitySettingsError, set_quality_settings
 from app.projects.reading.predictions import PredictionsError
 from app.projects.triage import (
     ItemsError,
@@ -176,7 +177,8 @@ def rounds_view(project_id: int):
 @roles_required("manager")
 @documented(
     "Change a project's settings: show_scores (whether workers see the linker's scores),"
-    " advice_hint and advice_reviewer (the advisor's hint on the worker's page)",
+    " advice_hint and advice_reviewer (the advisor's hint on the worker's page),"
+    " alert_error_rate, break_minutes and break_decisions (reviewer quality)",
     body=schemas.SETTINGS_BODY,
     ok=schemas.SETTINGS_BODY,
 )
@@ -186,9 +188,17 @@ def settings_view(project_id: int):
     for name in ("show_scores", "advice_hint", "advice_reviewer"):
         if name in body:
             setattr(project, name, body[name])
+    quality = ("alert_error_rate", "break_minutes", "break_decisions")
+    if any(name in body for name in quality):
+        try:
+            set_quality_settings(project, *(body.get(n, getattr(project, n)) for n in quality))
+        except QualitySettingsError as exc:
+            db.session.rollback()
+            abort(400, str(exc))
     db.session.commit()
     return jsonify(
         show_scores=project.show_scores,
         advice_hint=project.advice_hint,
         advice_reviewer=project.advice_reviewer,
+        **{name: getattr(project, name) for name in quality},
     )

@@ -33,6 +33,10 @@ SETTINGS_BODY = {
         "show_scores": {"type": "boolean"},
         "advice_hint": {"type": "boolean"},
         "advice_reviewer": {"enum": ["human", "evidence"]},
+        # reviewer quality (docs/quality.md): the alert's threshold and the break reminder
+        "alert_error_rate": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "break_minutes": {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31 - 1},
+        "break_decisions": {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31 - 1},
     },
 }
 ROUND = {

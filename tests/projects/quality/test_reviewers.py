@@ -165,10 +165,12 @@ def test_adjudications_keep_their_provenance_and_score_the_reviewers(app, client
 
 def test_breaks_remind_and_mark_the_decisions_past_them(app, client):
     project_id, manager, tokens = voters(app)
-    with app.app_context():
-        project = db.session.get(Project, project_id)
-        project.break_decisions = 3
-        db.session.commit()
+    settings = f"/api/v1/projects/{project_id}/settings"
+    changed = client.post(settings, json={"break_decisions": 3}, headers=H(manager)).get_json()
+    assert (changed["break_decisions"], changed["break_minutes"]) == (3, None)
+    assert changed["alert_error_rate"] == 0.2
+    refused = client.post(settings, json={"break_minutes": 0}, headers=H(manager))
+    assert refused.status_code == 400
     made = client.post(
         f"/api/v1/projects/{project_id}/assignments", json={"worker": "ann"}, headers=H(manager)
     ).get_json()
