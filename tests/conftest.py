@@ -139,7 +139,12 @@ def database_config(tmp_path):
 @cache
 def _pg_admin() -> sa.Engine:
     """One engine per process for making and dropping the tests' schemas."""
-    return sa.create_engine(_pg_url(PG_URL), isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+    return sa.create_engine(
+        _pg_url(PG_URL),
+        isolation_level="AUTOCOMMIT",
+        poolclass=sa.NullPool,
+        connect_args={"options": "-csynchronous_commit=off"},  # as the tests' own connections
+    )
 
 
 @cache
