@@ -279,3 +279,26 @@ def test_the_checks_project_is_nobodys_and_goes_with_its_project(app, client, ch
         db.session.commit()
         assert db.session.get(Project, shadow) is None
         assert not db.session.scalars(select(Pair.id).where(Pair.id.in_(check_pairs))).all()
+
+
+def test_close_out_leaves_no_value_in_the_checks_project_either(app, client):
+    """Checks are about nobody, but shaped by the project's values: close-out blanks them."""
+    from app.models import Record, User
+    from app.projects.custody import close_project
+    from app.review.answers import record_decision
+
+    project_id, manager, tokens = voters(app, workers=("ann",), n=60)
+    made = assign(client, project_id, manager, checks={"share": 0.2})
+    with app.app_context():
+        assignment = db.session.get(Assignment, made.get_json()["id"])
+        ann = db.session.scalar(select(User).where(User.username == "ann"))
+        for link in links(assignment.id):
+            record_decision(assignment, link.pair_id, "different", "high", by=ann)
+        db.session.commit()
+        shadow = db.session.scalar(select(Project.id).where(Project.checks_of == project_id))
+        assert db.session.scalars(select(Record.values).where(Record.project_id == shadow)).first()
+        project = db.session.get(Project, project_id)
+        close_project(project, project.owner)
+        db.session.commit()
+        left = db.session.scalars(select(Record.values).where(Record.project_id == shadow)).all()
+        assert left and all(values == {} for values in left)
