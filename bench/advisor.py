@@ -213,9 +213,15 @@ def mindfirl(fitted, quick):
 
 
 def febrl_band(fitted, quick, cache):
+    if cache:
+        return _febrl_band(fitted, quick, Path(cache))
+    with tempfile.TemporaryDirectory(prefix="advisor-febrl-") as directory:  # left nothing behind
+        return _febrl_band(fitted, quick, Path(directory))
+
+
+def _febrl_band(fitted, quick, directory: Path):
     from tests import febrl
 
-    directory = Path(cache) if cache else Path(tempfile.mkdtemp(prefix="advisor-febrl-"))
     data = febrl.load(directory, entities=400 if quick else None)
     settings = data.linker.misc.save_model_to_json() if data.linker is not None else None
     import pandas as pd
