@@ -211,23 +211,28 @@ def main(argv: list[str]) -> int:
         usual = careless(world, streams if args.quick else 100, 0.05, seed=5_000)
     elapsed = time.perf_counter() - started
     share = f"{args.share:.0%}"
-    delays = np.array(bad["delays"] or [0])
+    delays = bad["delays"]
+    spread = (
+        f"flagged after a median of {np.median(delays):.0f} decisions (90th percentile "
+        f"{np.percentile(delays, 90):.0f})"
+        if delays
+        else "none flagged"
+    )
     print(
         f"\ncareless reviewers (59% wrong), checks at {share}: {bad['before']} of "
         f"{bad['streams']} streams flagged before their {BEFORE}th decision "
-        f"({bad['before'] / bad['streams']:.1%}); flagged after a median of "
-        f"{np.median(delays):.0f} decisions (90th percentile {np.percentile(delays, 90):.0f})"
+        f"({bad['before'] / bad['streams']:.1%}); {spread}"
     )
     rate = 1000 * good["alerts"] / max(good["decisions"], 1)
     print(
         f"careful reviewers (2% wrong), checks at {share}: {good['alerts']} false alerts in "
         f"{good['decisions']:,} decisions ({rate:.3f} per 1,000 decisions)"
     )
-    late = np.array(usual["delays"] or [0])
+    late = usual["delays"]
+    when = f"a median of {np.median(late):.0f} decisions" if late else "none flagged"
     print(
         f"careless reviewers, checks at 5%: {usual['before']} of {usual['streams']} flagged "
-        f"before their {BEFORE}th decision; flagged after a median of {np.median(late):.0f} "
-        f"decisions ({len(usual['delays'])} flagged at all)"
+        f"before their {BEFORE}th decision; {len(late)} flagged at all, after {when}"
     )
     print(f"{streams * 3} streams in {elapsed:.0f} s")  # fmt: skip
     return finish()

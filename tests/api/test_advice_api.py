@@ -144,7 +144,9 @@ def test_the_manager_sets_the_hint(app, client, body, status):
         project = db.session.get(Project, project_id)
         if status == 200:
             assert response.get_json() == {
-                "show_scores": False, "advice_hint": True, "advice_reviewer": "evidence"
+                "show_scores": False, "advice_hint": True, "advice_reviewer": "evidence",
+                # reviewer quality's settings, unchanged (docs/quality.md)
+                "alert_error_rate": 0.2, "break_minutes": None, "break_decisions": None,
             }  # fmt: skip
             assert project.advice_hint and project.advice_reviewer == "evidence"
         else:
