@@ -43,6 +43,10 @@ def _pg_url(url: str) -> str:
 def pytest_configure(config):
     _files_in_memory(config)
     _url_builders_made_once()
+    if os.environ.get("TEST_TIMES"):  # where the time goes, by family (tests/timing.py)
+        from tests.timing import Recorder
+
+        config.pluginmanager.register(Recorder(os.environ["TEST_TIMES"]), "test-times")
     if not PG_URL:
         return
     try:
