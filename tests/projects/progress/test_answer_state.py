@@ -8,10 +8,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from sqlalchemy import select, text
+from sqlalchemy import insert, select, text
 
 from app.extensions import db
-from app.models import Assignment, Pair, User
+from app.models import CLEARED, Assignment, DecisionEvent, Pair, User
 from app.models.events import TRIGGERS
 from app.projects.blocking.pairing import create_pairs
 from app.projects.conflicts.queue import (
@@ -26,9 +26,10 @@ from app.review.answers import clear_answer, save_answer
 from tests.factories import make_user
 from tests.projects.conftest import decide, linked_project
 
-MIGRATION = (
-    Path(__file__).parents[3] / "migrations/versions/3f6a2d8c1b47_answer_states_pair_answers.py"
-)
+VERSIONS = Path(__file__).parents[3] / "migrations/versions"
+MIGRATION = VERSIONS / "3f6a2d8c1b47_answer_states_pair_answers.py"
+# PostgreSQL's answer trigger per statement (SQLite's are the first revision's still).
+PER_STATEMENT = VERSIONS / "1eeaf39c6e44_answer_trigger_per_statement.py"
 
 
 def _reviewers(project) -> list[int]:
@@ -103,14 +104,51 @@ def test_kept_answers_equal_the_oracle_on_every_path(app, people):
         assert _same_as_oracle(project) == kept
 
 
-def _migration():
-    spec = importlib.util.spec_from_file_location("revision", MIGRATION)
+def test_answers_inserted_many_a_statement_keep_the_same_state(app, people):
+    """One statement of many events (a bulk load; on PostgreSQL one trigger call over them
+    all): a pair answered twice in it, a clear after an answer, a resolver's answer, pairs
+    two reviewers share, beside answers saved one by one before and after."""
+    with app.app_context():
+        project = linked_project(people)
+        create_pairs(project, [["last_name"]])
+        ids = db.session.scalars(select(Pair.id).order_by(Pair.id)).all()[:6]
+        wes, wen, max_ = (db.session.get(User, people[n]) for n in ("wes", "wen", "max"))
+        a = assign_pairs(project, wes, 1.0, ids)
+        b = assign_pairs(project, wen, 1.0, ids[:4])
+        db.session.commit()
+        resolver = assign_pairs(project, max_, 1.0, ids[:2], resolver=True)
+        save_answer(a.id, ids[0], "different", "low", by=wes)
+        db.session.commit()
+        rows = [
+            (a, ids[0], "same"), (b, ids[0], "different"), (a, ids[1], "same"),
+            (b, ids[1], "same"), (a, ids[1], CLEARED), (resolver, ids[1], "different"),
+            (a, ids[2], "unsure"), (a, ids[2], "different"), (b, ids[3], "same"),
+            (a, ids[4], CLEARED), (a, ids[5], "same"),
+        ]  # fmt: skip
+        events = insert(DecisionEvent).values(
+            [{"assignment_id": x.id, "pair_id": pair, "user_id": x.worker_id, "decision": d,
+              "confidence": None if d == CLEARED else "high"} for x, pair, d in rows]
+        )  # fmt: skip
+        db.session.execute(events)  # one statement of 11 rows
+        db.session.commit()
+        found = _same_as_oracle(project)
+        assert found.per_assignment == {a.id: 3, b.id: 3}
+        assert found.conflicts == 1 and found.double == {("same", "different"): 1}
+        clear_answer(b, ids[0], by=wen)
+        save_answer(a.id, ids[1], "different", "high", by=wes)
+        db.session.commit()
+        assert _same_as_oracle(project).conflicts == 1
+
+
+def _migration(path=MIGRATION):
+    spec = importlib.util.spec_from_file_location("revision", path)
     revision = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(revision)
     return revision
 
 
 def test_the_migration_copies_the_models_triggers():
-    revision = _migration()
-    assert TRIGGERS["sqlite"] == revision.SQLITE
-    assert TRIGGERS["postgresql"] == revision.POSTGRESQL
+    first, per_statement = _migration(), _migration(PER_STATEMENT)
+    assert TRIGGERS["sqlite"] == first.SQLITE
+    assert TRIGGERS["postgresql"] == per_statement.POSTGRESQL
+    assert first.POSTGRESQL[:2] == per_statement.ROW_TRIGGER
