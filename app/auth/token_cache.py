@@ -28,9 +28,11 @@ from sqlalchemy import String, and_, bindparam, cast, exists, inspect, or_, sele
 
 from app.auth.services import detached_user, user_for_token
 from app.models import ApiToken, User
-from app.models.user import hash_token
+from app.models.user import Role, hash_token
 
 MAX_CACHED = 4096
+# The roles that manage projects: a resolver assignment's holder (their conflicts' reveals).
+MANAGING = (Role.MANAGER.value, Role.ADMIN.value)
 _COLUMNS = inspect(User).column_attrs  # what a cached user keeps
 
 
@@ -76,13 +78,17 @@ def request_token() -> str | None:
     return g.get("mindfirl_token")
 
 
-def account_holds(user_id, role: str):
+def account_holds(user_id, role: str, resolver=None):
     """SQL, for a view's own statement: the account ``user_id`` (a column) is active with
     ``role`` and, for a bearer request, still holds the token whose digest is bound as
-    ``:token`` (None: a browser session, read afresh already)."""
+    ``:token`` (None: a browser session, read afresh already). ``resolver``: a column that,
+    where true, asks for one of :data:`MANAGING` instead (a manager's resolver assignment)."""
     token = bindparam("token", type_=String)
+    may = User.role == role
+    if resolver is not None:
+        may = or_(and_(resolver, User.role.in_(MANAGING)), and_(~resolver, may))
     return and_(
-        exists().where(User.id == user_id, User.active, User.role == role),
+        exists().where(User.id == user_id, User.active, may),
         or_(
             cast(token, String).is_(None),
             exists().where(ApiToken.user_id == user_id, ApiToken.token_hash == token),
@@ -90,9 +96,11 @@ def account_holds(user_id, role: str):
     )
 
 
-def account_refusal(connection, user_id: int, token: str | None, role: str):
+def account_refusal(connection, user_id: int, token: str | None, role: str | tuple[str, ...]):
     """``(status, message)`` when :func:`account_holds` is false for ``user_id``, else None:
-    401 for a deactivated account or a revoked token, 403 for another role."""
+    401 for a deactivated account or a revoked token, 403 for another role (``role``: the
+    one the account needs, or a tuple of those it may have)."""
+    roles = (role,) if isinstance(role, str) else role
     account = connection.execute(select(User.active, User.role).where(User.id == user_id)).first()
     held = (
         token is None
@@ -102,6 +110,6 @@ def account_refusal(connection, user_id: int, token: str | None, role: str):
     )
     if account is None or not account.active or not held:
         return 401, "this token or account no longer works"
-    if account.role != role:
-        return 403, f"this account is no longer a {role}'s"
+    if account.role not in roles:
+        return 403, f"this account is no longer a {' or '.join(roles)}'s"
     return None

@@ -85,7 +85,7 @@ _READ = (
     .where(
         Assignment.id == bindparam("assignment_id"),
         Assignment.worker_id == bindparam("user"),
-        account_holds(Assignment.worker_id, Role.WORKER.value),
+        account_holds(Assignment.worker_id, Role.WORKER.value, Assignment.resolver),
     )
 )
 

@@ -23,7 +23,7 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
-from app.auth.token_cache import account_refusal
+from app.auth.token_cache import MANAGING, account_refusal
 from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.database import begin_write
@@ -259,13 +259,14 @@ def _meters(first, kapr: Fraction) -> dict:
 
 def _explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
     """Raise the refusal for a reveal whose read found nothing."""
-    refused = account_refusal(connection, user_id, token, Role.WORKER.value)
+    found = connection.execute(
+        select(Assignment.worker_id, Assignment.resolver).where(Assignment.id == assignment_id)
+    ).first()
+    roles = MANAGING if found is not None and found.resolver else Role.WORKER.value
+    refused = account_refusal(connection, user_id, token, roles)
     if refused is not None:
         raise AccountChanged(refused[1], code=refused[0])
-    owner = connection.execute(
-        select(Assignment.worker_id).where(Assignment.id == assignment_id)
-    ).scalar()
-    if owner != user_id:
+    if found is None or found.worker_id != user_id:
         raise NotInAssignment("no such assignment of yours")
     raise NotInAssignment("this pair is not in your assignment")
 

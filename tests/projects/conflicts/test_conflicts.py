@@ -14,6 +14,7 @@ from app.projects.conflicts.queue import (
     open_for_resolution,
     refer_conflict,
     resolve_conflict,
+    resolver_assignment,
     reveal_for_resolution,
     set_conflict_policy,
 )
@@ -21,6 +22,7 @@ from app.projects.progress.agreement import consensus
 from app.projects.progress.outcomes import outcomes
 from app.projects.progress.summary import project_progress
 from app.projects.staffing.workers import assign_workers
+from app.review.reveal.refusals import AccountChanged
 from app.review.services import BudgetExceeded
 from tests.factories import PASSWORD, make_user
 from tests.projects.conftest import decide, linked_project
@@ -87,6 +89,25 @@ def test_manager_policy_manager_decides_and_reveals_within_own_budget(app, peopl
         assert project_progress(project).conflicts == 1
         with pytest.raises(ConflictError, match="not a conflict"):
             open_for_resolution(project, 10**6, manager)
+
+
+@pytest.mark.parametrize(("role", "active", "refusal"), [
+    ("worker", True, "no longer a manager or admin's"), ("manager", False, "no longer works"),
+])  # fmt: skip
+def test_a_resolver_demoted_or_deactivated_reveals_nothing_more(app, people, role, active, refusal):
+    """The resolver assignment is a manager's: once its holder is a worker or is deactivated,
+    its next reveal is refused with nothing charged (issue 42.5, as for a worker's)."""
+    with app.app_context():
+        project, (pair_id, _), manager = disagreeing(people)
+        reveal_for_resolution(project, pair_id, 0, "last_name", by=manager)
+        db.session.commit()
+        kapr = resolver_assignment(project, manager).kapr
+        manager.role, manager.active = role, active
+        db.session.commit()
+        with pytest.raises(AccountChanged, match=refusal):
+            reveal_for_resolution(project, pair_id, 1, "last_name", by=manager)
+        db.session.rollback()
+        assert resolver_assignment(project, manager).kapr == kapr
 
 
 def test_reviewer_policy_third_reviewer_majority_then_manager_on_a_tie(app, people):
