@@ -52,7 +52,7 @@ MAX_JSON_PAIRS = 200_000
 MAX_SCORED_PAIRS = 20_000_000
 # A scoring run in the application predicts at most this many candidate pairs and this many
 # character operations (its comparisons at the records' longest values), both estimated
-# before Splink predicts (docs/scoring.md, app/projects/scoring/budget.py).
+# before Splink predicts (docs/scoring.md, app/projects/scoring/model/budget.py).
 SCORING_MAX_PAIRS = MAX_SCORED_PAIRS
 SCORING_MAX_WORK = 10**12
 # Nesting depth of a JSON body (objects and arrays); deeper bodies are refused before parsing

@@ -3,7 +3,7 @@
 On a generated dedupe project of ``--records`` people (default 1,000,000) and blocking rules
 that make about ten candidate pairs per record (8-10 million at a million records):
 
-- **ours**: the scoring job's path (``app.projects.scoring.engine.run_scoring``) with a
+- **ours**: the scoring job's path (``app.projects.scoring.runs.engine.run_scoring``) with a
   stored model: the records read from the database in batches into a locked-down DuckDB,
   Splink's predict on the rules, the predictions written as Parquet with the file ids;
 - **baseline**: the application's own path to the same candidate pairs before this work,
@@ -77,7 +77,7 @@ def run(records: int, train_records: int, postgres: str | None) -> dict:
     from app.projects.blocking import candidate_pairs
     from app.projects.blocking.pairing import _records
     from app.projects.scoring import load_model, submit_training, upload_model
-    from app.projects.scoring.engine import run_scoring
+    from app.projects.scoring.runs.engine import run_scoring
 
     out: dict = {"records": records}
     with tempfile.TemporaryDirectory() as tmp, bench_app(Path(tmp), postgres) as app:

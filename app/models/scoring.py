@@ -15,7 +15,7 @@ class ScoringModel(Timestamped, db.Model):
     """One Splink model of a project (the newest is the one in use).
 
     ``settings`` is the model as Splink writes it, rewritten by the application from the
-    checked model (``app.projects.scoring.model``): its SQL is the application's own.
+    checked model (``app.projects.scoring.model.definition``): its SQL is the application's own.
     ``training`` holds what a manager chose when the model was trained here. The
     predictions of the last scoring run are a Parquet file under the instance folder
     (record ids and scores only, no identifying value).

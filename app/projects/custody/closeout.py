@@ -44,7 +44,7 @@ from app.models.base import utcnow
 from app.projects.exports import KINDS, ExportRefused, export_csv, export_filename
 from app.projects.importing.uploads import discard_project_uploads
 from app.projects.progress.finals import final_columns
-from app.projects.scoring.recovery import WorkHeld, remove_project_work
+from app.projects.scoring.runs.recovery import WorkHeld, remove_project_work
 from app.review.grid import drop_stored_indexes
 
 __all__ = [

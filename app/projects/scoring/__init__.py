@@ -1,9 +1,9 @@
 """Scoring: a project's Splink model, checked, trained or uploaded, and its predictions."""
 
-from app.projects.scoring import recovery  # noqa: F401 (registers the stale-job clean-up)
-from app.projects.scoring.checking import ModelError, check_model
 from app.projects.scoring.menu import CHOICES, Training
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.checking import ModelError, check_model
+from app.projects.scoring.model.definition import Model
+from app.projects.scoring.runs import recovery  # noqa: F401 (registers the stale-job clean-up)
 from app.projects.scoring.service import (
     ScoringRefused,
     current_model,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from app import charts
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.definition import Model
 
 __all__ = ["level_rows", "m_u_chart", "match_weights_chart"]
 

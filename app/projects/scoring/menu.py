@@ -2,7 +2,7 @@
 
 Each choice is one of Splink's own comparison library functions (so the levels, and their
 SQL, are exactly Splink's); the settings Splink writes for them go through
-:func:`~app.projects.scoring.checking.check_model` like an uploaded model. The menu
+:func:`~app.projects.scoring.model.checking.check_model` like an uploaded model. The menu
 (docs/scoring.md says the same):
 
 ===========  =====================================================================
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 from app.core.disclosure import AttributeType
 from app.projects.blocking import BlockingError, Rule, parse_rules
-from app.projects.scoring.checking import ModelError, check_model
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.checking import ModelError, check_model
+from app.projects.scoring.model.definition import Model
 
 __all__ = ["CHOICES", "Training", "TrainingError", "comparison_settings", "model_to_train"]
 

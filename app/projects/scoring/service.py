@@ -19,10 +19,10 @@ from app.extensions import db
 from app.jobs import submit
 from app.models import Job, Project, ProjectKind, ScoringModel, User
 from app.models.base import utcnow
-from app.projects.scoring.checking import ModelError, check_model
-from app.projects.scoring.engine import run_scoring
 from app.projects.scoring.menu import Training, TrainingError, model_to_train
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.checking import ModelError, check_model
+from app.projects.scoring.model.definition import Model
+from app.projects.scoring.runs.engine import run_scoring
 
 __all__ = [
     "MAX_MODEL_BYTES",

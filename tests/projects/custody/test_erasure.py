@@ -22,7 +22,7 @@ from app.projects.custody import close_project, erase_storage, pending_erasures
 from app.projects.custody import erasure as erasure_module
 from app.projects.importing.uploads import stage_one
 from app.projects.lifecycle import create_project
-from app.projects.scoring.recovery import claim_work_dir, work_root
+from app.projects.scoring.runs.recovery import claim_work_dir, work_root
 from app.projects.scoring.service import predictions_file
 from app.review.answers.save import save_answer
 from tests.factories import make_assignment, make_user

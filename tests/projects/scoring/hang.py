@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from app.projects.scoring.backends import DuckDBBackend
+from app.projects.scoring.runs.backends import DuckDBBackend
 
 ENDLESS = 'SELECT count(*) FROM "t_A", range(1000000000000) AS r(k) WHERE k % 7 = 11'
 MARK = "hanging"

@@ -13,8 +13,8 @@ from app.projects.blocking import candidate_pairs, parse_rules
 from app.projects.blocking.pairing import _records
 from app.projects.lifecycle import create_project
 from app.projects.scoring import Training
-from app.projects.scoring.engine import run_scoring
 from app.projects.scoring.menu import model_to_train
+from app.projects.scoring.runs.engine import run_scoring
 
 pytestmark = pytest.mark.slow
 

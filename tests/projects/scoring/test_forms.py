@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.projects.scoring import ModelError, check_model
-from app.projects.scoring.forms import DATE, ISO, read_forms, write_dates
+from app.projects.scoring.model.forms import DATE, ISO, read_forms, write_dates
 
 ATTRIBUTES = {"name": "string", "dob": "date", "postcode": "id"}
 

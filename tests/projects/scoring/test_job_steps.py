@@ -8,7 +8,8 @@ from app.datagen import generate
 from app.extensions import db
 from app.models import Job, User
 from app.projects.lifecycle import create_project
-from app.projects.scoring import Training, engine, submit_training
+from app.projects.scoring import Training, submit_training
+from app.projects.scoring.runs import engine
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from app.models import Job, Project, ScoringModel, User
 from app.projects.blocking import candidate_pairs, parse_rules
 from app.projects.blocking.pairing import _records
 from app.projects.scoring import ScoringRefused, submit_scoring, upload_model
-from app.projects.scoring.engine import OUTPUT_SCHEMA
+from app.projects.scoring.runs.engine import OUTPUT_SCHEMA
 from tests.projects.scoring.oracle import splink_predictions
 
 pytestmark = pytest.mark.slow

@@ -23,7 +23,7 @@ from app.jobs import executor
 from app.models import Job, Project, User
 from app.projects.custody import CloseOutRefused, close_project, erase_storage
 from app.projects.scoring import submit_scoring, upload_model
-from app.projects.scoring.recovery import claim_work_dir, held, sweep_work_dirs
+from app.projects.scoring.runs.recovery import claim_work_dir, held, sweep_work_dirs
 from app.review.answers.save import save_answer
 from tests.factories import make_assignment, make_user
 from tests.projects.custody.disk import own_database, stored_values, values_on_disk

@@ -33,8 +33,8 @@ from app.projects.scoring import (
     submit_training,
     upload_model,
 )
-from app.projects.scoring.budget import bounds
 from app.projects.scoring.charts import level_rows, m_u_chart, match_weights_chart
+from app.projects.scoring.model.budget import bounds
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 from app.projects.views.forms import FormError, parse_training

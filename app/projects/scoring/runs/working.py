@@ -5,7 +5,7 @@ Records leave the database as rows of the working table and nowhere else: ``uniq
 identifying attribute (``a0``, ``a1``, …: the app's names, never the file's), and one
 column per derived blocking key (``k0``, …) filled by :meth:`Key.apply` — the same function
 the in-app blocking uses. Dates are given in the form the model reads them
-(:mod:`.forms`: the layout of its ``try_strptime``, a ``DATE`` column for ``EPOCH``,
+(:mod:`..model.forms`: the layout of its ``try_strptime``, a ``DATE`` column for ``EPOCH``,
 ``YYYY-MM-DD`` when it names none), and a derived key of a date's text (``substr``) is
 taken from that form too, so Splink sees what it saw in training. Sensitive columns are
 never read.
@@ -30,8 +30,8 @@ from app.extensions import db
 from app.models import Project, ProjectKind, Record, Source
 from app.projects.blocking import Key, Rule, splink_sql
 from app.projects.blocking.rules import DATE_PARTS
-from app.projects.scoring.forms import DATE, ISO, read_forms, write_dates
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.definition import Model
+from app.projects.scoring.model.forms import DATE, ISO, read_forms, write_dates
 
 __all__ = ["BATCH", "Layout", "record_batches", "rule_sql", "run_settings"]
 

@@ -1,7 +1,7 @@
 """A checked Splink model: rules and comparison levels as trees, and the JSON written from them.
 
 The model holds trees, not SQL: the SQL a scoring run sends to DuckDB or Spark is written by
-the application from them (:mod:`.working`), and the model stored with the project is written
+the application from them (:mod:`..runs.working`), and the model stored with the project is written
 back from them too (:meth:`Model.as_json`). :mod:`.checking` makes one from Splink's JSON.
 """
 

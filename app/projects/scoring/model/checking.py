@@ -23,8 +23,8 @@ from app.core.disclosure import AttributeType
 from app.core.sqlexpr import Node, SqlError, cost, parse
 from app.projects.blocking import BlockingError, Rule, parse_splink_rule
 from app.projects.blocking.rules import MAX_RULES
-from app.projects.scoring.forms import read_forms
-from app.projects.scoring.model import Comparison, Level, Model
+from app.projects.scoring.model.definition import Comparison, Level, Model
+from app.projects.scoring.model.forms import read_forms
 
 __all__ = ["ModelError", "check_model"]
 

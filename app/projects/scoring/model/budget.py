@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from app.core.sqlexpr import Column, cost
 from app.projects.blocking import count_candidates
-from app.projects.scoring.model import Model
+from app.projects.scoring.model.definition import Model
 
 __all__ = ["DEFAULT_MAX_WORK", "Estimate", "bounds", "estimate", "note_lengths", "refusal"]
 

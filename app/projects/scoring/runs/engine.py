@@ -6,8 +6,8 @@ The predictions file has Splink's predict columns — ``source_dataset_l, unique
 source_dataset_r, unique_id_r, match_weight, match_probability, match_key`` — with the
 records' ids from their files and the sources as ``A``/``B``: the scored-pairs format the
 project imports. No identifying value is in it. Before predicting, the run estimates what
-it will compute (:mod:`.budget`: candidate pairs, the work of one pair at the records' longest
-values) and predicts nothing past its bounds (:attr:`Outcome.refused`).
+it will compute (:mod:`..model.budget`: candidate pairs, the work of one pair at the records'
+longest values) and predicts nothing past its bounds (:attr:`Outcome.refused`).
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from app.jobs import current_job_id, interrupt_on_cancel
 from app.jobs.status import report_step
 from app.models import Project, ProjectKind
 from app.projects.blocking import Rule
-from app.projects.scoring.backends import DuckDBBackend, SparkBackend, backend_name
-from app.projects.scoring.budget import estimate, note_lengths, refusal
 from app.projects.scoring.menu import Training
-from app.projects.scoring.model import Comparison, Model
-from app.projects.scoring.recovery import (
+from app.projects.scoring.model.budget import estimate, note_lengths, refusal
+from app.projects.scoring.model.definition import Comparison, Model
+from app.projects.scoring.runs.backends import DuckDBBackend, SparkBackend, backend_name
+from app.projects.scoring.runs.recovery import (
     claim_work_dir,
     sweep_work_dirs,
     work_dir_prefix,
     work_root,
 )
-from app.projects.scoring.working import BATCH, Layout, record_batches, rule_sql, run_settings
+from app.projects.scoring.runs.working import BATCH, Layout, record_batches, rule_sql, run_settings
 
 __all__ = ["OUTPUT_SCHEMA", "Outcome", "run_scoring", "work_root"]
 
