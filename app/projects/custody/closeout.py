@@ -6,7 +6,8 @@ upload), its scored pairs' files, its scoring runs' working folders (refused whi
 process still holds one) and any staged upload of it on disk. What stays: the
 pseudonyms, pairs, decisions, resolutions, clusters, rounds, assignments with their KAPR, the
 reveal events (value-free) and the close-out record, which says who closed the project, when,
-what was destroyed and the SHA-256 of each final export as produced just before.
+what was destroyed and the SHA-256 of each final export as produced just before (from the
+close-out page: as its preparation hashed them, the project unchanged since; :mod:`.prepare`).
 
 The two databases commit one after the other, not atomically: :func:`finish_destruction`
 (run by ``flask projects close-due``) deletes vault rows any closed project still has. What
@@ -21,6 +22,7 @@ import hashlib
 import io
 import logging
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from flask import current_app
@@ -138,11 +140,14 @@ def close_project(
     *,
     expected: str | None = None,
     files: dict[str, bytes] | None = None,
+    prepared: Callable[[Project], dict | None] | None = None,
 ) -> CloseOut:
     """Close ``project`` out (see the module), or raise :class:`CloseOutRefused` and change
     nothing. ``expected``: the :func:`digest` of the exports the custodian took; refused if
-    the exports produced now differ (the project changed since). ``by`` None: automatic.
-    The caller commits."""
+    the exports produced now differ (the project changed since). ``prepared(project)``, if
+    given, is called under the project's lock for the hashes of a preparation of the project
+    as it is then (:func:`~.prepare.prepared_hashes`), taken instead of writing the exports
+    again; refused when it has none. ``by`` None: automatic. The caller commits."""
     _lock(project)
     if project.closed:
         raise CloseOutRefused("this project is closed out already")
@@ -156,8 +161,7 @@ def close_project(
         raise CloseOutRefused(
             "a scoring job of this project is still running: wait for it or cancel it"
         )
-    files = final_exports(project) if files is None else files
-    hashes = export_hashes(files)
+    hashes = _hashes(project, files, prepared)
     if expected is not None and expected != digest(hashes):
         raise CloseOutRefused(
             "the exports changed since they were downloaded (the project changed): "
@@ -182,6 +186,19 @@ def close_project(
     db.session.flush()
     log.info("project %s closed out (%s)", project.id, "automatic" if by is None else by.id)
     return row
+
+
+def _hashes(project: Project, files, prepared) -> dict[str, dict]:
+    """The final exports' hashes: of ``files``, of the preparation, or of exports written now."""
+    if prepared is None:
+        return export_hashes(final_exports(project) if files is None else files)
+    hashes = prepared(project)
+    if hashes is None:
+        raise CloseOutRefused(
+            "the project changed since its final exports were prepared for the close-out "
+            "page: open the page again (it writes them again), download them again, then close"
+        )
+    return hashes
 
 
 def _lock(project: Project) -> None:

@@ -5,8 +5,9 @@ linkage of 160,856 pairs), too long for a page to wait on in silence. :func:`fin
 gives the page the hashes of the newest preparation made for the project *as it is now* (its
 :func:`state_of`: what the exports are made of), or starts one (:func:`prepare_final_exports`,
 a job saying which export it writes) for the page to follow. The job keeps hashes only, never a
-value. A state this misses only costs a refused close-out: the POST writes the exports again
-and compares their digest with the one the page showed (:func:`~.closeout.close_project`).
+value. The close-out POST takes the same preparation's hashes (:func:`prepared_hashes`, under
+the project's lock) instead of writing the exports again, and is refused when none fits the
+project as it is then (:func:`~.closeout.close_project`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from app.models import (
 )
 from app.projects.custody.closeout import export_hashes, final_exports
 
-__all__ = ["KIND", "final_hashes", "prepare_final_exports", "state_of"]
+__all__ = ["KIND", "final_hashes", "prepare_final_exports", "prepared_hashes", "state_of"]
 
 KIND = "closeout-prepare"
 _LOOKED_AT = 50  # the newest preparations looked through for this project's
@@ -39,8 +40,8 @@ _LOOKED_AT = 50  # the newest preparations looked through for this project's
 
 def state_of(project: Project) -> str:
     """A digest of what the final exports are made of: name, attributes, records, pairs,
-    answers, resolutions, rounds, assignments and the linker's source names (a handful of
-    indexed aggregates)."""
+    answers, resolutions, rounds, the linker's source names (a handful of indexed aggregates)
+    and each assignment's worker and KAPR (its ``version`` counts its reveals)."""
     pid = project.id
     assignments = select(Assignment.id).where(Assignment.project_id == pid)
     values = [
@@ -57,7 +58,12 @@ def state_of(project: Project) -> str:
             .where(Pair.project_id + 0 == pid)
         ),
         db.session.scalar(select(func.max(Round.id)).where(Round.project_id == pid)),
-        db.session.scalar(select(func.max(Assignment.id)).where(Assignment.project_id == pid)),
+        *map(tuple, db.session.execute(
+            select(
+                Assignment.id, Assignment.worker_id, Assignment.resolver, Assignment.kapr_exact,
+                Assignment.version,
+            ).where(Assignment.project_id == pid).order_by(Assignment.id)
+        )),
         *db.session.scalars(
             select(Source.dataset).where(Source.project_id == pid).order_by(Source.label)
         ),
@@ -87,8 +93,7 @@ def final_hashes(project: Project, job_id: int | None, by: User) -> tuple[dict, 
     state = state_of(project)
 
     def fits(job: Job | None) -> bool:
-        result = (job.result or {}) if job is not None else {}
-        return result.get("project_id") == project.id and result.get("state") == state
+        return _fits(job, project, state)
 
     job = db.session.get(Job, job_id) if job_id is not None else None
     if job is not None and job.kind != KIND:
@@ -96,13 +101,7 @@ def final_hashes(project: Project, job_id: int | None, by: User) -> tuple[dict, 
     if job is not None and job.status in ("failed", "cancelled"):
         return {}, job  # said on the page, not started again by itself
     if job is None:
-        recent = db.session.scalars(
-            select(Job)
-            .where(Job.kind == KIND, Job.status == "done")
-            .order_by(Job.id.desc())
-            .limit(_LOOKED_AT)
-        )
-        job = next((j for j in recent if fits(j)), None)
+        job = _newest_fitting(project, state)
     if job is None or (job.status == "done" and not fits(job)):
         job = db.session.get(
             Job, submit(KIND, prepare_final_exports, project.id, state, created_by=by.id)
@@ -110,3 +109,26 @@ def final_hashes(project: Project, job_id: int | None, by: User) -> tuple[dict, 
     if job.status == "done" and fits(job):
         return job.result["hashes"], job
     return {}, job
+
+
+def prepared_hashes(project: Project) -> dict | None:
+    """The hashes of the newest finished preparation of ``project`` as it is now, or None
+    (it changed since, or was never prepared): what the close-out POST takes instead of
+    writing the exports again."""
+    job = _newest_fitting(project, state_of(project))
+    return None if job is None else job.result["hashes"]
+
+
+def _fits(job: Job | None, project: Project, state: str) -> bool:
+    result = (job.result or {}) if job is not None else {}
+    return result.get("project_id") == project.id and result.get("state") == state
+
+
+def _newest_fitting(project: Project, state: str) -> Job | None:
+    recent = db.session.scalars(
+        select(Job)
+        .where(Job.kind == KIND, Job.status == "done")
+        .order_by(Job.id.desc())
+        .limit(_LOOKED_AT)
+    )
+    return next((j for j in recent if _fits(j, project, state)), None)

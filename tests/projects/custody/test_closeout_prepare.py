@@ -1,13 +1,19 @@
 """The close-out page's final exports are written and hashed by a job the page follows
 (what it writes said step by step); a page shown again reuses the hashes while the project is
-as it was, and a project that changed gets them written again."""
+as it was, and a project that changed gets them written again. The close-out POST takes that
+preparation's hashes (no export written again) and is refused, changing nothing, when the
+project changed since."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.extensions import db
 from app.jobs.worker import Worker
-from app.models import Job, Project
+from app.models import CloseOut, Job, Project, Record, User
+from app.projects.custody import closeout
 from app.projects.custody.prepare import KIND
+from app.review.services import reveal_cell
 from tests.projects.custody.test_custody_web import done, login  # noqa: F401, F811 (a fixture)
 
 
@@ -48,3 +54,54 @@ def test_the_page_follows_a_job_then_shows_the_hashes(app, client, done):  # noq
     assert "Paper-renamed" in renamed and digest not in renamed
     closed = client.post(base, data={"digest": digest, "confirm": "yes"}, follow_redirects=True)
     assert "the exports changed since they were downloaded" in closed.get_data(as_text=True)
+
+
+def _shown_digest(client, base: str) -> str:
+    page = client.get(base, follow_redirects=True).get_data(as_text=True)
+    return page.split('name="digest" value="')[1].split('"')[0]
+
+
+def test_the_post_takes_the_prepared_hashes(app, client, done, monkeypatch):  # noqa: F811
+    login(client, "max")
+    base = f"/projects/{done['project']}/closeout"
+    digest = _shown_digest(client, base)  # the preparation ran (inline)
+    (job,) = _jobs(app)
+
+    def written_again(*args, **kwargs):
+        raise AssertionError("the close-out wrote the exports again")
+
+    monkeypatch.setattr(closeout, "final_exports", written_again)
+    shown = client.post(base, data={"digest": digest, "confirm": "yes"}, follow_redirects=True)
+    assert "The project is closed out" in shown.get_data(as_text=True)
+    with app.app_context():
+        row = db.session.scalars(db.select(CloseOut)).one()
+        assert row.exports == job.result["hashes"] and closeout.digest(row.exports) == digest
+
+
+@pytest.mark.parametrize("change", ["reveal", "never prepared"])
+def test_a_changed_project_is_refused_and_keeps_its_values(app, client, done, change):  # noqa: F811
+    """A reveal after the page was prepared changes the labels export (its KAPR): the
+    preparation no longer fits, so the POST is refused and nothing is destroyed."""
+    login(client, "max")
+    base = f"/projects/{done['project']}/closeout"
+    digest = _shown_digest(client, base)
+    with app.app_context():
+        if change == "reveal":
+            wes = db.session.scalars(db.select(User).filter_by(username="wes")).one()
+            reveal_cell(done["assignment"], done["pairs"][1], 0, "name", by=wes)
+        else:  # e.g. its preparation is gone: nothing to take, so nothing is taken on trust
+            db.session.execute(db.delete(Job).where(Job.kind == KIND))
+        db.session.commit()
+    refused = client.post(base, data={"digest": digest, "confirm": "yes"}, follow_redirects=True)
+    text = refused.get_data(as_text=True)
+    assert "the project changed since its final exports were prepared" in text
+    with app.app_context():
+        project = db.session.get(Project, done["project"])
+        assert not project.closed and db.session.scalars(db.select(CloseOut)).first() is None
+        records = db.session.scalars(db.select(Record).filter_by(project_id=project.id))
+        assert all(r.values for r in records)
+    # The page prepares the project as it is now: that digest closes it.
+    again = _shown_digest(client, base)
+    assert (again != digest) == (change == "reveal")
+    closed = client.post(base, data={"digest": again, "confirm": "yes"}, follow_redirects=True)
+    assert "The project is closed out" in closed.get_data(as_text=True)

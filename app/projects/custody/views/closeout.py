@@ -22,7 +22,7 @@ from app.projects.custody import (
     set_auto_close,
     unsettled_pairs,
 )
-from app.projects.custody.prepare import final_hashes
+from app.projects.custody.prepare import final_hashes, prepared_hashes
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
 
@@ -65,13 +65,16 @@ def closeout_exports(project_id: int):
 @bp.post("/<int:project_id>/closeout")
 @roles_required("manager")
 def closeout_confirm(project_id: int):
-    """Close the project if the exports are still those downloaded (``digest``)."""
+    """Close the project if the exports are still those shown (``digest``): their hashes
+    from the page's preparation while the project is as it was then (FEBRL4: no export
+    written again)."""
     project = changeable_project(project_id)
     if request.form.get("confirm") != "yes":
         flash("Tick the box to confirm you have stored the final exports.", "error")
         return redirect(url_for("projects.closeout", project_id=project.id))
     try:
-        close_project(project, current_user, expected=request.form.get("digest", ""))
+        expected = request.form.get("digest", "")
+        close_project(project, current_user, expected=expected, prepared=prepared_hashes)
     except CloseOutRefused as exc:
         db.session.rollback()
         flash(str(exc), "error")
