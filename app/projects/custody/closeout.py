@@ -43,7 +43,13 @@ from app.models import (
     VaultRecord,
 )
 from app.models.base import utcnow
-from app.projects.exports import KINDS, ExportRefused, export_csv, export_filename
+from app.projects.exports import (
+    KINDS,
+    ExportRefused,
+    components_kept,
+    export_csv,
+    export_filename,
+)
 from app.projects.importing.uploads import discard_project_uploads
 from app.projects.progress.finals import final_columns
 from app.projects.scoring.runs.recovery import WorkHeld, remove_project_work
@@ -89,13 +95,14 @@ def final_exports(project: Project, each=None) -> dict[str, bytes]:
     ``each(kind, done, total)``, if given, is called before each one is written."""
     files = {}
     kinds = [k for k in KINDS if k != "legacy" or project.kind == ProjectKind.PAIRFILE]
-    for done, kind in enumerate(kinds):
-        if each is not None:
-            each(kind, done, len(kinds))
-        try:
-            files[export_filename(project, kind)] = export_csv(project, kind).encode("utf-8")
-        except ExportRefused:
-            continue
+    with components_kept():  # clusters and linked: the same final components, computed once
+        for done, kind in enumerate(kinds):
+            if each is not None:
+                each(kind, done, len(kinds))
+            try:
+                files[export_filename(project, kind)] = export_csv(project, kind).encode()
+            except ExportRefused:
+                continue
     return files
 
 
@@ -117,9 +124,12 @@ def digest(hashes: dict[str, dict]) -> str:
 
 
 def final_archive(files: dict[str, bytes]) -> bytes:
-    """The exports and their :data:`SUMS` manifest as a zip (the same files, the same bytes)."""
+    """The exports and their :data:`SUMS` manifest as a zip (the same files, the same bytes).
+
+    Deflated at level 1: FEBRL4's 18.5 MB in 0.07 s rather than 0.18 s (level 6), for a zip
+    of 2.3 MB rather than 2.0 MB."""
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         for name, data in [*sorted(files.items()), (SUMS, _sums(export_hashes(files)).encode())]:
             archive.writestr(zipfile.ZipInfo(name, _EPOCH), data)
     return out.getvalue()

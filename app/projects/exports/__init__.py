@@ -15,6 +15,7 @@ from app.projects.exports.service import (
     label_purpose,
     whole_csv,
 )
+from app.projects.exports.streams import components_kept
 
 __all__ = [
     "KINDS",
@@ -23,6 +24,7 @@ __all__ = [
     "ExportOptionError",
     "ExportOptions",
     "ExportRefused",
+    "components_kept",
     "export_chunks",
     "export_csv",
     "export_filename",

@@ -15,6 +15,7 @@ the rows nor the text of a million pairs is ever whole in memory:
   then the records in the export's order with their cluster, and for ``linked`` their vault
   values read for each chunk's records only. A record missing from the vault stops the
   stream at its chunk (the download breaks off) with the error the whole path raises.
+  Within :func:`components_kept` (the close-out's final exports) both read one computation.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from __future__ import annotations
 import io
 import itertools
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from sqlalchemy import func, select
@@ -35,12 +37,32 @@ from app.projects.exports.reviewed import reviewed_outcomes
 from app.projects.exports.whole import pair_label_rows, settled_of
 from app.projects.progress.finals import final_columns
 
-__all__ = ["EDGE_ROWS", "cluster_chunks", "in_chunks", "label_chunks", "splink_chunks"]
+__all__ = [
+    "EDGE_ROWS",
+    "cluster_chunks",
+    "components_kept",
+    "in_chunks",
+    "label_chunks",
+    "splink_chunks",
+]
 
 #: Final matches merged into the components at a time (three integers each).
 EDGE_ROWS = 100_000
 _KINDS = ("model", "reviewers", "manager")  # bit i of a component's kinds: _KINDS[i]
 _LINKED_BY = ["+".join(k for i, k in enumerate(_KINDS) if bits >> i & 1) for bits in range(8)]
+_kept: ContextVar[dict | None] = ContextVar("components", default=None)
+
+
+@contextmanager
+def components_kept() -> Iterator[None]:
+    """Within the block, each project's final components are computed once: ``clusters`` and
+    ``linked`` written one after the other (the close-out's exports: FEBRL4, 0.2 s saved)
+    read the same ones."""
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
 
 
 def in_chunks(write: Callable, rows: Iterator) -> Iterator[str]:
@@ -140,6 +162,15 @@ def _partitions(query, size: int) -> Iterator[list]:
 def _final_components(project_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Each record's cluster number (records in the exports' order) and its cluster's kinds
     of linking decision, from the final matches read :data:`EDGE_ROWS` at a time."""
+    kept = _kept.get()
+    if kept is None:
+        return _components_of(project_id)
+    if project_id not in kept:
+        kept[project_id] = _components_of(project_id)
+    return kept[project_id]
+
+
+def _components_of(project_id: int) -> tuple[np.ndarray, np.ndarray]:
     parts = _partitions(_records_query(project_id, Record.id), EDGE_ROWS)
     ids = np.concatenate([np.zeros(0, np.int64)] + [np.array(p, np.int64)[:, 0] for p in parts])
     order = np.argsort(ids, kind="stable")

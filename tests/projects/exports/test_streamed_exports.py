@@ -159,6 +159,25 @@ def test_streamed_splink_labels_equal_the_per_pair_path(app, people, monkeypatch
         assert len(chunks) > 2 and "".join(chunks) == expected == export_csv(project, kind)
 
 
+def test_kept_components_are_computed_once_and_write_the_same(app, people, monkeypatch):
+    """The close-out's final exports (:func:`streams.components_kept`): ``clusters`` and
+    ``linked`` read one computation of the final components, and write what they write
+    alone."""
+    with app.app_context():
+        project = _triaged(app, people)
+        alone = {kind: export_csv(project, kind) for kind in ("clusters", "linked")}
+        computed = []
+        components_of = streams._components_of
+        monkeypatch.setattr(
+            streams, "_components_of", lambda pid: computed.append(pid) or components_of(pid)
+        )
+        with streams.components_kept():
+            kept = {kind: export_csv(project, kind) for kind in ("clusters", "linked")}
+        assert kept == alone and computed == [project.id]
+        export_csv(project, "clusters")  # outside the block: computed again
+        assert computed == [project.id, project.id]
+
+
 def test_a_record_missing_from_the_vault_stops_the_linked_export(app, people, small_chunks):
     from app.models import Record, VaultRecord
 
