@@ -6,7 +6,9 @@ back for one run with :func:`before` and taken away again.
 - the ``linkage`` text written cell by cell by the general writer (a Python call per cell);
 - the release gate measuring the linked export with no policy saved, and the Release risk page
   measuring it again for the gate;
-- the close-out page writing and hashing every final export for each view (no job).
+- the close-out page writing and hashing every final export for each view (no job);
+- the close-out zip deflated at level 6, the final components computed for ``clusters`` and
+  again for ``linked``; the close-out POST writing the seven exports again to hash them.
 
 Not a bench itself (``run_all.py`` skips modules starting with ``_``).
 """
@@ -62,6 +64,25 @@ def _gate(project, measured=None):
     return policy.ReleaseGate(risk, policy.exceeded_limits(chosen, risk), on_exceed)
 
 
+def _archive(files):
+    import io
+    import zipfile
+
+    from app.projects.custody.closeout import _EPOCH, SUMS, _sums, export_hashes
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in [*sorted(files.items()), (SUMS, _sums(export_hashes(files)).encode())]:
+            archive.writestr(zipfile.ZipInfo(name, _EPOCH), data)
+    return out.getvalue()
+
+
+def _written_again(project, files, prepared):
+    from app.projects.custody.closeout import export_hashes, final_exports
+
+    return export_hashes(final_exports(project) if files is None else files)
+
+
 def _hashes_now(project, job_id, by):
     from app.projects.custody import export_hashes, final_exports
 
@@ -89,6 +110,16 @@ def before():
     saved.append((closeout_views, "final_hashes", closeout_views.final_hashes))
     access.release_gate = _gate
     closeout_views.final_hashes = _hashes_now  # the page wrote every export for each view
+    import contextlib
+
+    from app.projects.custody import closeout
+
+    saved.append((closeout_views, "final_archive", closeout_views.final_archive))
+    saved.append((closeout, "components_kept", closeout.components_kept))
+    saved.append((closeout, "_hashes", closeout._hashes))
+    closeout_views.final_archive = _archive  # level 6
+    closeout.components_kept = contextlib.nullcontext  # clusters' and linked's, each theirs
+    closeout._hashes = _written_again  # the POST wrote the exports again
     try:
         yield
     finally:
