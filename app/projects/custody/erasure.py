@@ -13,6 +13,9 @@ Each pass is recorded for every project it served (:class:`~app.models.StorageEr
 what it did per database or why it waits (``pending``: a reader of an older state, a lock, a
 full disk): ``flask projects close-due`` tries again. What lies beyond the application's reach
 is recorded with it (:data:`BEYOND_REACH`; the operator's steps: ``docs/closeout.md``).
+
+The close-out page runs the pass as a job (:mod:`.erasing`); the command line and the API run
+it in turn.
 """
 
 from __future__ import annotations
@@ -67,22 +70,24 @@ BEYOND_REACH = {
 }
 
 
-def erase_storage(project_ids: Sequence[int]) -> StorageErasure | None:
+def erase_storage(project_ids: Sequence[int], each=None) -> StorageErasure | None:
     """Rewrite every database's value tables for the closed ``project_ids``; record the pass
-    for each and commit. Run after the close-out's commit, outside any transaction."""
+    for each and commit. Run after the close-out's commit, outside any transaction.
+    ``each(what, done, total)``, if given, is called before each database's rewrite."""
     if not project_ids:
         return None
     db.session.rollback()  # no snapshot of this session may hold the old state
     wait = float(current_app.config.get("CLOSEOUT_ERASE_WAIT_SECONDS", WAIT_SECONDS))
-    databases, engines, done = [], {}, set()
+    databases, engines, passes = [], {}, {}
     for model in VALUE_TABLES:
         engine = db.session.get_bind(mapper=model.__mapper__)
         engines.setdefault(engine, []).append(model.__table__.name)
     for engine, tables in engines.items():
         key = engine.url.database if engine.dialect.name == "sqlite" else id(engine)
-        if key in done:
-            continue  # the vault in the main file: one pass
-        done.add(key)
+        passes.setdefault(key, (engine, tables))  # the vault in the main file: one pass
+    for done, (engine, tables) in enumerate(passes.values()):
+        if each is not None:
+            each(_rewrite(engine, tables, wait), done, len(passes))
         if engine.dialect.name == "sqlite":
             databases.append(_sqlite(engine, wait))
         else:
@@ -94,6 +99,15 @@ def erase_storage(project_ids: Sequence[int]) -> StorageErasure | None:
     db.session.add_all(rows)
     db.session.commit()
     return rows[-1]
+
+
+def _rewrite(engine: Engine, tables: list[str], wait: float) -> str:
+    if engine.dialect.name == "sqlite":
+        return f"VACUUM of {Path(engine.url.database or ':memory:').name} (the whole file)"
+    return (
+        f"VACUUM FULL of {', '.join(sorted(tables))} (once no transaction older than the "
+        f"close-out runs: up to {wait:.0f} s)"
+    )
 
 
 def describe(erasure: StorageErasure | None) -> str:

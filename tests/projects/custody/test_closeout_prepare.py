@@ -2,7 +2,8 @@
 (what it writes said step by step); a page shown again reuses the hashes while the project is
 as it was, and a project that changed gets them written again. The close-out POST takes that
 preparation's hashes (no export written again) and is refused, changing nothing, when the
-project changed since."""
+project changed since; the pass over the database files after it is a job the closed page
+follows."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from app.extensions import db
 from app.jobs.worker import Worker
 from app.models import CloseOut, Job, Project, Record, User
-from app.projects.custody import closeout
+from app.projects.custody import closeout, erasing
 from app.projects.custody.prepare import KIND
 from app.review.services import reveal_cell
 from tests.projects.custody.test_custody_web import done, login  # noqa: F401, F811 (a fixture)
@@ -105,3 +106,32 @@ def test_a_changed_project_is_refused_and_keeps_its_values(app, client, done, ch
     assert (again != digest) == (change == "reveal")
     closed = client.post(base, data={"digest": again, "confirm": "yes"}, follow_redirects=True)
     assert "The project is closed out" in closed.get_data(as_text=True)
+
+
+def test_the_closed_page_follows_the_pass_over_the_database_files(app, client, done):  # noqa: F811
+    login(client, "max")
+    base = f"/projects/{done['project']}/closeout"
+    digest = _shown_digest(client, base)  # prepared inline
+    app.config["JOBS_EXECUTOR"] = "queue"  # the pass waits for a worker: the page follows it
+    closed = client.post(base, data={"digest": digest, "confirm": "yes"})
+    with app.app_context():
+        (job,) = db.session.scalars(db.select(Job).where(Job.kind == erasing.KIND)).all()
+        assert job.status == "queued" and job.created_by is not None
+        job_id = job.id
+    assert closed.status_code == 302 and closed.headers["Location"].endswith(f"?job={job_id}")
+    page = client.get(closed.headers["Location"]).get_data(as_text=True)
+    assert (
+        "The project is closed out" in page and "erasing them from the database files now" in page
+    )
+    assert 'id="erasing"' in page and 'id="job-waiting"' in page and 'http-equiv="refresh"' in page
+    assert Worker(app, until_empty=True).run() == 1
+    with app.app_context():
+        job = db.session.get(Job, job_id)
+        assert job.status == "done" and job.step.startswith("VACUUM")
+        assert set(job.result) == {"project_ids", "erasure", "complete"} and job.result["complete"]
+    page = client.get(closed.headers["Location"]).get_data(as_text=True)
+    assert 'id="erasing"' not in page and 'http-equiv="refresh"' not in page
+    assert "Erased from the database files" in page
+    # Another project's page does not take this project's job.
+    with app.app_context():
+        assert erasing.erasure_job(job_id, done["project"] + 1) is None

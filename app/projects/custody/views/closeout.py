@@ -13,15 +13,14 @@ from app.projects.custody import (
     CloseOutRefused,
     close_project,
     completed_at,
-    describe,
     digest,
-    erase_storage,
     final_archive,
     final_exports,
     latest_erasure,
     set_auto_close,
     unsettled_pairs,
 )
+from app.projects.custody.erasing import erase_in_background, erasure_job, erasure_news
 from app.projects.custody.prepare import final_hashes, prepared_hashes
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 from app.projects.views.blueprint import bp
@@ -36,8 +35,9 @@ def closeout(project_id: int):
         row = db.session.query(CloseOut).filter_by(project_id=project.id).one()
         by = db.session.get(User, row.closed_by) if row.closed_by else None
         erasure = latest_erasure(project.id)
+        job = erasure_job(request.args.get("job", type=int), project.id)  # the pass, running
         return render_template(
-            "projects/closeout.html", project=project, row=row, by=by, erasure=erasure
+            "projects/closeout.html", project=project, row=row, by=by, erasure=erasure, job=job
         )
     open_pairs = unsettled_pairs(project)
     hashes, job = {}, None
@@ -80,13 +80,13 @@ def closeout_confirm(project_id: int):
         flash(str(exc), "error")
         return redirect(url_for("projects.closeout", project_id=project.id))
     db.session.commit()
-    erasure = erase_storage([project_id])
+    job = erase_in_background([project_id], current_user)  # VACUUM: seconds to minutes
+    said, well = erasure_news(job, project_id)
     flash(
-        f"The project is closed out: its identifying and vault values are destroyed, "
-        f"{describe(erasure)}.",
-        "info" if erasure.complete else "error",
+        f"The project is closed out: its identifying and vault values are destroyed, {said}.",
+        "info" if well else "error",
     )
-    return redirect(url_for("projects.closeout", project_id=project_id))
+    return redirect(url_for("projects.closeout", project_id=project_id, job=job.id))
 
 
 @bp.post("/<int:project_id>/closeout/auto")
