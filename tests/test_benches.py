@@ -9,13 +9,12 @@ database use the suite's (``TEST_DATABASE_URL``, else SQLite).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bench.run_all import benches, main
+from tests.forked import Launcher
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,18 +33,36 @@ def test_run_all_refuses_a_bench_that_is_not_there_and_runs_nothing(capsys):
     assert "no such bench: scorng" in out and "scoring" in out and "===" not in out
 
 
+@pytest.fixture(scope="session")
+def launcher():
+    """One process per pytest worker that imported the app once and forks each bench from it
+    (:mod:`tests.forked`: the same run as ``python bench/NAME.py --quick``, without paying
+    its imports each time)."""
+    started = Launcher(ROOT)
+    yield started
+    started.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("bench", [path.name for path in benches()])
-def test_bench_runs_quick_and_its_paths_agree(bench):
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / bench), "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=QUICK_SECONDS,
-        check=False,
+def test_bench_runs_quick_and_its_paths_agree(bench, launcher, tmp_path, record_property):
+    ran = launcher.run(ROOT / "bench" / bench, ["--quick"], tmp_path / "output.txt", QUICK_SECONDS)
+    record_property("cpu", ran.cpu)  # its process tree's CPU, for tests/timing.py
+    assert ran.status == 0, (
+        f"bench/{bench} --quick exited {ran.status} (None: still running after "
+        f"{QUICK_SECONDS} s)\n--- output (end)\n{ran.output[-8000:]}"
     )
-    assert done.returncode == 0, (
-        f"bench/{bench} --quick exited {done.returncode}\n"
-        f"--- stdout (end)\n{done.stdout[-4000:]}\n--- stderr (end)\n{done.stderr[-4000:]}"
+
+
+def test_the_launcher_reports_a_scripts_status_output_and_timeout(launcher, tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import sys, time\nprint('argv', sys.argv[1:])\n"
+        "if sys.argv[1] == 'sleep': time.sleep(60)\nsys.exit(int(sys.argv[1]))\n"
     )
+    passed = launcher.run(script, ["0"], tmp_path / "0.txt", 60)
+    assert (passed.status, passed.output) == (0, "argv ['0']\n")
+    assert launcher.run(script, ["3"], tmp_path / "3.txt", 60).status == 3
+    assert launcher.run(script, ["x"], tmp_path / "x.txt", 60).status == 1  # ValueError
+    assert "ValueError" in (tmp_path / "x.txt").read_text()
+    assert launcher.run(script, ["sleep"], tmp_path / "s.txt", 0.5).status is None

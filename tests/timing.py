@@ -3,7 +3,8 @@
 ``TEST_TIMES=/tmp/times make test`` (or any pytest run) writes one JSON line per test into
 ``/tmp/times.<worker>.jsonl``: its set-up, call and teardown, each as wall seconds, this
 process's CPU seconds and the CPU of child processes reaped meanwhile (a bench's subprocess,
-a Spark JVM; the browser's is reaped when its session closes). Then
+a Spark JVM, a bench forked by ``tests/forked.py``; the browser's is reaped when its
+session closes). Then
 
     .venv/bin/python -m tests.timing /tmp/times
 
@@ -78,6 +79,10 @@ class Recorder:
         yield from self._timed(item, "teardown")
         hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
         line = {"id": item.nodeid, "hypothesis": hypothesis, **self.phases.pop(item.nodeid)}
+        # a process not this one's child (a bench forked by tests/forked.py) reports its CPU
+        elsewhere = sum(value for key, value in item.user_properties if key == "cpu")
+        if elsewhere and "call" in line:
+            line["call"][2] += elsewhere
         self.out.write(json.dumps(line) + "\n")
         self.out.flush()
 
