@@ -1,12 +1,12 @@
 """Where the suite's time goes: per test and phase, wall and CPU, summed by family.
 
 ``TEST_TIMES=/tmp/times make test`` (or any pytest run) writes one JSON line per test into
-``/tmp/times.<worker>.jsonl``: its set-up, call and teardown, each as wall seconds, this
+``/tmp/times.<engine>.<worker>.jsonl``: its set-up, call and teardown, each as wall seconds, this
 process's CPU seconds and the CPU of child processes reaped meanwhile (a bench's subprocess,
 a Spark JVM, a bench forked by ``tests/forked.py``; the browser's is reaped when its
 session closes). Then
 
-    .venv/bin/python -m tests.timing /tmp/times
+    .venv/bin/python -m tests.timing /tmp/times [sqlite|postgresql]
 
 prints the families of ``docs/testing.md``. CPU is what a loaded machine does not inflate;
 wall is what the run waits for.
@@ -57,7 +57,8 @@ class Recorder:
 
     def __init__(self, stem: str) -> None:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        self.out = open(f"{stem}.{worker}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        engine = "postgresql" if os.environ.get("TEST_DATABASE_URL") else "sqlite"
+        self.out = open(f"{stem}.{engine}.{worker}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self.phases: dict[str, dict] = defaultdict(dict)
 
     def _timed(self, item, phase: str):
@@ -96,12 +97,13 @@ def family(line: dict) -> str:
     return "everything else"
 
 
-def summary(stem: str) -> str:
+def summary(stem: str, engine: str = "*") -> str:
     """A Markdown table: per family, tests, wall and CPU of their calls; then every test's
-    set-up and teardown (fixtures: databases, apps, users) as a row of their own."""
+    set-up and teardown (fixtures: databases, apps, users) as a row of their own. ``engine``:
+    ``sqlite`` or ``postgresql`` (the two runs of ``.ci/run`` write beside each other)."""
     lines = [
         json.loads(row)
-        for path in glob.glob(f"{stem}.*.jsonl")
+        for path in glob.glob(f"{stem}.{engine}.*.jsonl")
         for row in Path(path).read_text(encoding="utf-8").splitlines()
     ]
     rows: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
@@ -122,4 +124,4 @@ def summary(stem: str) -> str:
 
 
 if __name__ == "__main__":
-    print(summary(sys.argv[1]))
+    print(summary(*sys.argv[1:3]))
