@@ -108,12 +108,16 @@ def summary(stem: str, engine: str = "*") -> str:
     ]
     rows: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for line in lines:
+        own = rows[family(line)]
         for phase in ("setup", "call", "teardown"):
             wall, cpu, child = line.get(phase, (0.0, 0.0, 0.0))
-            row = rows[family(line) if phase == "call" else "set-up and teardown (fixtures)"]
+            row = own if phase == "call" else rows["set-up and teardown (fixtures)"]
             row[1] += wall
-            row[2] += cpu + child
-        rows[family(line)][0] += 1
+            row[2] += cpu
+            # what a fixture started is reaped in a teardown (the browser at the end of the
+            # session): its CPU is the family's whose test ran then
+            own[2] += child
+        own[0] += 1
     out = ["| family | tests | wall, s | CPU, s |", "|---|---:|---:|---:|"]
     for name, (count, wall, cpu) in sorted(rows.items(), key=lambda kv: -kv[1][2]):
         out.append(f"| {name} | {count or ''} | {wall:,.0f} | {cpu:,.0f} |")
