@@ -57,9 +57,15 @@ def coded(app, client):
     rng = np.random.default_rng(3)
     rates = {"ann": 0.05, "bob": 0.3, "cy": 0.5}
     for worker, listed in names.items():
+        checks_seen = 0
         for handle, pair in listed:
             truth = expected.get(pair, "same" if rng.random() < 0.5 else "different")
             wrong = rng.random() < rates[worker]
+            if pair in expected:  # checks wrong at exactly the worker's rate, in turn: which
+                # pairs are checks is the server's random draw, and cy right on all her few
+                # checks by chance (1 run in ~40) would leave her accuracy above ann's
+                checks_seen += 1
+                wrong = int(checks_seen * rates[worker]) > int((checks_seen - 1) * rates[worker])
             answer = {"same": "different", "different": "same"}[truth] if wrong else truth
             body = {"pair_id": handle, "decision": answer, "confidence": "high"}
             url = f"/api/v1/assignments/{ids[worker]}/decisions"
