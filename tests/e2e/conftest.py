@@ -42,8 +42,12 @@ def browser():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{CHROMIUM} is missing; `make test` installs it with apt-get as root")
         pytest.skip(f"{CHROMIUM} is missing (run `make test` as root to install it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # An assertion waits for its condition up to 10 s, as actions do (Playwright's 5 s was
+    # passed once by four answers in flight while CI ran both engines at once); it is a bound
+    # on a wait, never a time checked.
+    expect.set_options(timeout=10_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield browser
