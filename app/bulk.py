@@ -22,6 +22,7 @@ from app.extensions import db
 
 __all__ = [
     "BULK_CACHE_KIB",
+    "analyze",
     "big_cache",
     "int_table",
     "write_columns",
@@ -215,6 +216,17 @@ def _escape(values: pa.Array) -> pa.Array:
     for char, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
         values = pc.replace_substring(values, char, escaped)
     return values
+
+
+def analyze(model) -> None:
+    """Sample ``model``'s table into PostgreSQL's planner statistics now, after a bulk load in
+    this transaction (elsewhere nothing). Autovacuum would, a minute or more later: until
+    then a fresh project's pairs are planned as a few rows (the close-out zip of FEBRL4's
+    160,856 pairs took 2.4 s instead of 2.0 s, its linked export 0.48 instead of 0.21 s). Never
+    for a table of uploaded values' columns unless those are kept out (``no_statistics``)."""
+    connection = _connection_of(model)
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"ANALYZE {model.__table__.name}")
 
 
 def _connection_of(model) -> Connection:

@@ -9,7 +9,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import aliased
 
-from app.bulk import write_rows
+from app.bulk import analyze, write_rows
 from app.extensions import db
 from app.models import Assignment, Pair, Project, ProjectKind, Record, Source
 from app.projects.blocking.codes import rule_codes
@@ -158,6 +158,7 @@ def create_pairs(project: Project, raw_rules: object) -> int:
             write_rows(Pair, PAIR_COLUMNS, rows)
         made += len(a)
     db.session.flush()
+    analyze(Pair)
     return made
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import func, select
 
-from app.bulk import big_cache, int_table, write_columns
+from app.bulk import analyze, big_cache, int_table, write_columns
 from app.extensions import db
 from app.models import Pair, Project, Round
 
@@ -93,6 +93,7 @@ def insert_pairs(
             write_columns(Pair, columns, len(take))
             if progress is not None:
                 progress(start + len(take), len(order))
+    analyze(Pair)
     return len(order)
 
 

@@ -231,3 +231,19 @@ def _write_both(project_id: int, a, b, p, n: int) -> None:
               "external_id": "x", "purpose": "model", "round": 3,
               "model_decision": "match"}  # fmt: skip
     write_columns(Pair, shared, 1)
+
+
+@pytest.mark.postgres
+def test_a_bulk_load_of_pairs_leaves_the_planner_statistics_of_them(app):
+    """The import samples the pairs into the planner's statistics in its own transaction
+    (``app.bulk.analyze``): a new project's pairs are not planned as a handful of rows until
+    autovacuum comes by."""
+    with app.app_context():
+        by = make_user("max", "manager")
+        project = create_project(_spec(), by)
+        db.session.flush()
+        analyzed = "select reltuples from pg_class where oid = 'pairs'::regclass"
+        assert db.session.execute(db.text(analyzed)).scalar() < 0  # never sampled
+        add_scored_round(project, _scored(5), TriageSettings(0.2, 0.8), by)
+        db.session.commit()
+        assert db.session.execute(db.text(analyzed)).scalar() == 600
