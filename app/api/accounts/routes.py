@@ -21,7 +21,7 @@ from app.api.openapi import documented
 from app.api.projects import json_body
 from app.auth import accounts
 from app.auth.audit import account_events
-from app.auth.decorators import roles_required
+from app.auth.decorators import roles_required, signed_in, user_or_404
 from app.auth.services import AccountError, create_user
 from app.extensions import db
 from app.models import ApiToken, User
@@ -51,21 +51,10 @@ def _token_json(token: ApiToken) -> dict:
     }  # fmt: skip
 
 
-def _user(user_id: int) -> User:
-    user = db.session.get(User, user_id)
-    if user is None:
-        abort(404, "no such user")
-    return user
-
-
-def _me() -> User:
-    return db.session.get(User, current_user.id)
-
-
 def _changed(user_id: int, change) -> tuple:
     """Run ``change(user)``: 200 with the account, 409 for a refusal that would leave no
     active admin, 400 for any other refusal (nothing changed then)."""
-    user = _user(user_id)
+    user = user_or_404(user_id)
     try:
         result = change(user)
     except accounts.AdminRefused as exc:
@@ -100,7 +89,7 @@ def users_view():
 def user_create_view():
     body = json_body()
     try:
-        user, password = create_user(body["username"], body["role"], by=_me(), via="api")
+        user, password = create_user(body["username"], body["role"], by=signed_in(), via="api")
     except AccountError as exc:
         db.session.rollback()
         abort(400, str(exc))
@@ -114,7 +103,7 @@ def user_create_view():
 @roles_required("admin")
 @documented("One account, its API tokens and its account events", ok=schemas.USER_DETAIL)
 def user_view(user_id: int):
-    user = _user(user_id)
+    user = user_or_404(user_id)
     tokens = accounts.tokens_of(user)
     events = [
         {"at": _iso(e.at), "action": e.action, "by": e.actor.username if e.actor else None,
@@ -130,7 +119,7 @@ def user_view(user_id: int):
 @roles_required("admin")
 @documented("Deactivate an account: its sessions and tokens stop at once", ok=schemas.USER)
 def user_deactivate_view(user_id: int):
-    user, _ = _changed(user_id, lambda u: accounts.deactivate(u, by=_me(), via="api"))
+    user, _ = _changed(user_id, lambda u: accounts.deactivate(u, by=signed_in(), via="api"))
     return jsonify(_counted(user))
 
 
@@ -138,7 +127,7 @@ def user_deactivate_view(user_id: int):
 @roles_required("admin")
 @documented("Reactivate an account", ok=schemas.USER)
 def user_activate_view(user_id: int):
-    user, _ = _changed(user_id, lambda u: accounts.activate(u, by=_me(), via="api"))
+    user, _ = _changed(user_id, lambda u: accounts.activate(u, by=signed_in(), via="api"))
     return jsonify(_counted(user))
 
 
@@ -147,7 +136,7 @@ def user_activate_view(user_id: int):
 @documented("Change an account's role", body=schemas.ROLE_BODY, ok=schemas.USER)
 def user_role_view(user_id: int):
     role = json_body()["role"]
-    user, _ = _changed(user_id, lambda u: accounts.change_role(u, role, by=_me(), via="api"))
+    user, _ = _changed(user_id, lambda u: accounts.change_role(u, role, by=signed_in(), via="api"))
     return jsonify(_counted(user))
 
 
@@ -158,7 +147,9 @@ def user_role_view(user_id: int):
     ok=schemas.PASSWORD_ISSUED,
 )
 def user_reset_password_view(user_id: int):
-    user, password = _changed(user_id, lambda u: accounts.reset_password(u, by=_me(), via="api"))
+    user, password = _changed(
+        user_id, lambda u: accounts.reset_password(u, by=signed_in(), via="api")
+    )
     response = jsonify(user=_counted(user), password=password)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -168,7 +159,7 @@ def user_reset_password_view(user_id: int):
 @roles_required("admin")
 @documented("Revoke one of an account's API tokens (it stops at once)", ok=schemas.TOKENS)
 def user_revoke_token_view(user_id: int, token_id: int):
-    by = _me()
+    by = signed_in()
     user, _ = _changed(user_id, lambda u: accounts.revoke_token(u, token_id, by=by, via="api"))
     return jsonify(tokens=[_token_json(t) for t in accounts.tokens_of(user)])
 
@@ -177,7 +168,7 @@ def user_revoke_token_view(user_id: int, token_id: int):
 @roles_required(*_EVERYONE)
 @documented("The caller's API tokens (never a token itself)", ok=schemas.TOKENS)
 def my_tokens_view():
-    return jsonify(tokens=[_token_json(t) for t in accounts.tokens_of(_me())])
+    return jsonify(tokens=[_token_json(t) for t in accounts.tokens_of(signed_in())])
 
 
 @bp.delete("/me/tokens/<int:token_id>")

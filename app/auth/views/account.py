@@ -12,9 +12,9 @@ from flask_login import current_user, login_required, login_user
 
 from app.auth.accounts import change_password, revoke_token, tokens_of
 from app.auth.blueprint import bp
+from app.auth.decorators import signed_in
 from app.auth.services import AccountError
 from app.extensions import db
-from app.models import User
 
 #: What a user who must choose a new password may still reach.
 OPEN_ENDPOINTS = {"auth.account", "auth.account_password", "auth.logout", "auth.login", "static"}
@@ -32,21 +32,17 @@ def require_new_password():
     return redirect(url_for("auth.account"))
 
 
-def _me() -> User:
-    return db.session.get(User, current_user.id)
-
-
 @bp.get("/account")
 @login_required
 def account():
-    me = _me()
+    me = signed_in()
     return render_template("auth/account.html", user=me, tokens=tokens_of(me))
 
 
 @bp.post("/account/password")
 @login_required
 def account_password():
-    me, form = _me(), request.form
+    me, form = signed_in(), request.form
     try:
         change_password(me, form.get("current", ""), form.get("new", ""), form.get("repeat", ""))
     except AccountError as exc:
@@ -62,7 +58,7 @@ def account_password():
 @bp.post("/account/tokens/<int:token_id>/revoke")
 @login_required
 def account_revoke_token(token_id: int):
-    me = _me()
+    me = signed_in()
     try:
         revoke_token(me, token_id, by=me, via="web")
     except AccountError as exc:

@@ -3,8 +3,7 @@ tokens; each action is audited (:mod:`app.auth.audit`) and lands back where it w
 
 from __future__ import annotations
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
-from flask_login import current_user
+from flask import current_app, flash, redirect, render_template, request, url_for
 
 from app.auth.accounts import (
     activate,
@@ -17,23 +16,12 @@ from app.auth.accounts import (
 from app.auth.accounts import tokens_of as tokens_list
 from app.auth.audit import ACTIONS, account_events
 from app.auth.blueprint import bp
-from app.auth.decorators import roles_required
+from app.auth.decorators import roles_required, signed_in, user_or_404
 from app.auth.services import AccountError
 from app.extensions import db
 from app.models import User
 
 __all__ = ["user_page"]
-
-
-def _user(user_id: int) -> User:
-    user = db.session.get(User, user_id)
-    if user is None:
-        abort(404, "no such user")
-    return user
-
-
-def _me() -> User:
-    return db.session.get(User, current_user.id)
 
 
 def _back(user: User):
@@ -44,7 +32,7 @@ def _back(user: User):
 
 
 def _act(user_id: int, action, done: str):
-    user = _user(user_id)
+    user = user_or_404(user_id)
     try:
         action(user)
     except AccountError as exc:
@@ -59,7 +47,7 @@ def _act(user_id: int, action, done: str):
 @bp.get("/users/<int:user_id>")
 @roles_required("admin")
 def user_page(user_id: int):
-    user = _user(user_id)
+    user = user_or_404(user_id)
     return render_template(
         "auth/user.html", user=user, tokens=tokens_list(user),
         events=account_events(user, limit=200), actions=ACTIONS,
@@ -71,7 +59,7 @@ def user_page(user_id: int):
 def user_deactivate(user_id: int):
     return _act(
         user_id,
-        lambda u: deactivate(u, by=_me(), via="web"),
+        lambda u: deactivate(u, by=signed_in(), via="web"),
         "{user} is deactivated: their sessions and tokens stopped working.",
     )
 
@@ -79,7 +67,9 @@ def user_deactivate(user_id: int):
 @bp.post("/users/<int:user_id>/activate")
 @roles_required("admin")
 def user_activate(user_id: int):
-    return _act(user_id, lambda u: activate(u, by=_me(), via="web"), "{user} is active again.")
+    return _act(
+        user_id, lambda u: activate(u, by=signed_in(), via="web"), "{user} is active again."
+    )
 
 
 @bp.post("/users/<int:user_id>/role")
@@ -87,7 +77,9 @@ def user_activate(user_id: int):
 def user_role(user_id: int):
     role = request.form.get("role", "")
     return _act(
-        user_id, lambda u: change_role(u, role, by=_me(), via="web"), f"{{user}} is now {role}."
+        user_id,
+        lambda u: change_role(u, role, by=signed_in(), via="web"),
+        f"{{user}} is now {role}.",
     )
 
 
@@ -96,7 +88,7 @@ def user_role(user_id: int):
 def user_revoke_token(user_id: int, token_id: int):
     return _act(
         user_id,
-        lambda u: revoke_token(u, token_id, by=_me(), via="web"),
+        lambda u: revoke_token(u, token_id, by=signed_in(), via="web"),
         f"Token {token_id} of {{user}} revoked: it no longer works.",
     )
 
@@ -105,9 +97,9 @@ def user_revoke_token(user_id: int, token_id: int):
 @roles_required("admin")
 def user_reset_password(user_id: int):
     """A one-time password, shown once: its user must choose a new one when logging in."""
-    user = _user(user_id)
+    user = user_or_404(user_id)
     try:
-        password = reset_password(user, by=_me(), via="web")
+        password = reset_password(user, by=signed_in(), via="web")
     except AccountError as exc:
         db.session.rollback()
         flash(f"Not done: {exc}.", "error")
