@@ -16,8 +16,7 @@ from app.review.answers.decisions import (
     submit_page,
     tally,
 )
-from app.review.answers.save import (
-    ANY_VERSION,
+from app.review.answers.refusals import (
     CONFIDENCES,
     DECISIONS,
     AccountChanged,
@@ -26,11 +25,8 @@ from app.review.answers.save import (
     AnswersPaused,
     DecisionError,
     NotInAssignment,
-    SavedAnswer,
-    Summary,
-    answer_summary,
-    save_answer,
 )
+from app.review.answers.save import ANY_VERSION, SavedAnswer, Summary, answer_summary, save_answer
 
 __all__ = [
     "ANY_VERSION",

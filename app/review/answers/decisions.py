@@ -25,17 +25,16 @@ from app.models import (
     current_answer_ids,
 )
 from app.models.base import utcnow
-from app.review.answers.save import (  # noqa: F401  (DECISIONS, CONFIDENCES: part of this API)
-    ANY_VERSION,
+from app.review.answers.refusals import (  # noqa: F401  (DECISIONS, CONFIDENCES: part of this API)
     CONFIDENCES,
     DECISIONS,
     AnswerChanged,
     AnswersPaused,
     DecisionError,
     NotInAssignment,
-    append_answer,
     check_answer,
 )
+from app.review.answers.save import ANY_VERSION, append_answer
 from app.review.breaks import current_session
 from app.review.reveal.refusals import PAUSED
 

@@ -43,56 +43,20 @@ from app.models import (
 )
 from app.models.base import utcnow
 from app.models.events import current_answer_ids
+from app.review.answers.refusals import (
+    CLOSED,
+    DECISIONS,
+    AccountChanged,
+    AnswerChanged,
+    AnswersClosed,
+    AnswersPaused,
+    NotInAssignment,
+    check_answer,
+)
 from app.review.breaks import Session, current_session
 from app.review.connection import statement_connection
 from app.review.reveal.read import named
 from app.review.reveal.refusals import PAUSED
-
-DECISIONS = ("same", "different", "unsure")
-CONFIDENCES = ("high", "medium", "low")
-
-
-class DecisionError(ValueError):
-    """A user-facing reason an answer or a page is refused (HTTP 400)."""
-
-
-CLOSED = "this project was closed out: its decisions are final and no answer is taken"
-
-
-class AnswersClosed(Exception):
-    """The assignment's project was closed out (docs/closeout.md)."""
-
-
-class AccountChanged(PermissionError):
-    """The account was deactivated or demoted, or its token revoked (``status``: 401, 403)."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-class AnswersPaused(Exception):
-    """The manager paused the assignment (an alert's action, docs/quality.md): HTTP 409."""
-
-
-class NotInAssignment(LookupError):
-    """The pair or page is not part of the assignment (HTTP 404)."""
-
-
-class AnswerChanged(Exception):
-    """The pair's answer changed since the client read it (another tab): HTTP 409.
-
-    ``version`` is the pair's newest decision event id now (None: never answered), and
-    ``current`` its answer as ``(decision, confidence)`` (None: unanswered or cleared).
-    """
-
-    def __init__(self, version: int | None, current: tuple[str, str | None] | None):
-        super().__init__(
-            "this pair's answer was changed elsewhere (another tab or window) since you read "
-            "it; yours was not saved: choose again to replace it"
-        )
-        self.version, self.current = version, current
-
 
 #: ``version`` not given: the answer is saved whatever came before (last writer wins).
 ANY_VERSION = object()
@@ -112,23 +76,6 @@ class SavedAnswer:
     session: Session | None = None  # the reviewing session as the answer left it
     pair_id: int | None = None  # the pair answered
     is_check: bool = False  # one of the assignment's known-truth checks
-
-
-def check_answer(decision, confidence, allow_unsure: bool) -> None:
-    """Raise :class:`DecisionError` unless (``decision``, ``confidence``) is a valid answer.
-
-    ``same`` and ``different`` need a confidence (high, medium, low); ``unsure`` (only when
-    the project allows it) takes none.
-    """
-    if decision not in DECISIONS:
-        raise DecisionError("the decision is one of same, different, unsure")
-    if decision == "unsure":
-        if not allow_unsure:
-            raise DecisionError("this project does not allow 'unsure'")
-        if confidence is not None:
-            raise DecisionError("'unsure' takes no confidence")
-    elif confidence not in CONFIDENCES:
-        raise DecisionError("the confidence is one of high, medium, low")
 
 
 def save_answer(
