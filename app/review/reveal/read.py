@@ -17,9 +17,10 @@ from psycopg.rows import namedtuple_row
 from sqlalchemy import BigInteger, and_, bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
-from app.auth.token_cache import account_holds
+from app.auth.token_cache import MANAGING, account_holds, account_refusal
 from app.database import pg_rows
 from app.models import Assignment, AssignmentPair, CellState, Pair, Project, Record, Role
+from app.review.reveal.refusals import AccountChanged, NotInAssignment
 
 _RA, _RB, _LINKS = aliased(Record), aliased(Record), aliased(AssignmentPair)
 _NAME = bindparam("pair_id", type_=BigInteger)  # a handle may pass 2**31
@@ -107,3 +108,18 @@ def read_pair(connection, params: dict) -> list:
 def _compiled_read(dialect) -> tuple[str, dict]:
     compiled = _READ.compile(dialect=dialect)
     return str(compiled), dict(compiled.params)
+
+
+def explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
+    """Raise the refusal for a reveal whose read (:func:`read_pair`) found nothing: the account
+    changed (:class:`AccountChanged`), or no such assignment or pair of the user's."""
+    found = connection.execute(
+        select(Assignment.worker_id, Assignment.resolver).where(Assignment.id == assignment_id)
+    ).first()
+    roles = MANAGING if found is not None and found.resolver else Role.WORKER.value
+    refused = account_refusal(connection, user_id, token, roles)
+    if refused is not None:
+        raise AccountChanged(refused[1], code=refused[0])
+    if found is None or found.worker_id != user_id:
+        raise NotInAssignment("no such assignment of yours")
+    raise NotInAssignment("this pair is not in your assignment")

@@ -23,12 +23,11 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
-from app.auth.token_cache import MANAGING, account_refusal
 from app.core.disclosure import Level
 from app.core.kapr import reveal_cost
 from app.database import begin_write
 from app.extensions import db
-from app.models import Assignment, Role, User
+from app.models import Assignment, User
 from app.models.base import utcnow
 from app.review.connection import gate as _gate
 from app.review.connection import statement_connection
@@ -41,10 +40,9 @@ from app.review.grid import (
 )
 from app.review.meters import meters
 from app.review.reveal.charge import charge
-from app.review.reveal.read import read_pair
+from app.review.reveal.read import explain_missing, read_pair
 from app.review.reveal.refusals import (
     PAUSED,
-    AccountChanged,
     AssignmentPaused,
     BudgetExceeded,
     NothingToReveal,
@@ -177,7 +175,7 @@ def _plan(connection, assignment_id, pair_id, row, attribute, user_id, shown_lev
     params = {"assignment_id": assignment_id, "pair_id": pair_id, "user": user_id, "token": token}
     rows = read_pair(connection, params)
     if not rows:
-        _explain_missing(connection, assignment_id, user_id, token)
+        explain_missing(connection, assignment_id, user_id, token)
     first = rows[0]
     if first.closed_at is not None:  # read with the rest: a closed project costs no query
         raise ProjectClosed(CLOSED)
@@ -255,20 +253,6 @@ def _meters(first, kapr: Fraction) -> dict:
     """The meters as stored, from the read's row (a refusal's answer: no further query)."""
     shown = first.chars_disclosed + first.checks_chars_disclosed
     return meters(first.budget, kapr, shown, first.chars_total + first.checks_chars_total)
-
-
-def _explain_missing(connection, assignment_id: int, user_id: int, token: str | None):
-    """Raise the refusal for a reveal whose read found nothing."""
-    found = connection.execute(
-        select(Assignment.worker_id, Assignment.resolver).where(Assignment.id == assignment_id)
-    ).first()
-    roles = MANAGING if found is not None and found.resolver else Role.WORKER.value
-    refused = account_refusal(connection, user_id, token, roles)
-    if refused is not None:
-        raise AccountChanged(refused[1], code=refused[0])
-    if found is None or found.worker_id != user_id:
-        raise NotInAssignment("no such assignment of yours")
-    raise NotInAssignment("this pair is not in your assignment")
 
 
 def _lock(connection, assignment_id: int) -> None:
