@@ -68,7 +68,7 @@ def _archive(files):
     import io
     import zipfile
 
-    from app.projects.custody.closeout import _EPOCH, SUMS, _sums, export_hashes
+    from app.projects.custody.archive import _EPOCH, SUMS, _sums, export_hashes
 
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -78,7 +78,8 @@ def _archive(files):
 
 
 def _written_again(project, files, prepared):
-    from app.projects.custody.closeout import export_hashes, final_exports
+    from app.projects.custody.archive import export_hashes
+    from app.projects.custody.closeout import final_exports
 
     return export_hashes(final_exports(project) if files is None else files)
 

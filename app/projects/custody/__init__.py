@@ -1,17 +1,13 @@
 """The end of a project: who saw what of whom (accountability) and the close-out."""
 
+from app.projects.custody.archive import SUMS, digest, export_hashes, final_archive, write_exports
 from app.projects.custody.closeout import (
-    SUMS,
     CloseOutRefused,
     close_project,
     completed_at,
-    digest,
-    export_hashes,
-    final_archive,
     final_exports,
     finish_destruction,
     unsettled_pairs,
-    write_exports,
 )
 from app.projects.custody.disclosures import (
     COLUMNS,

@@ -11,12 +11,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import CloseOut, Project, ProjectState
 from app.models.base import utcnow
-from app.projects.custody.closeout import (
-    close_project,
-    completed_at,
-    final_exports,
-    write_exports,
-)
+from app.projects.custody.archive import write_exports
+from app.projects.custody.closeout import close_project, completed_at, final_exports
 
 __all__ = ["ClosedDue", "close_due", "due_projects", "set_auto_close"]
 

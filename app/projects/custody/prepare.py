@@ -30,7 +30,8 @@ from app.models import (
     Source,
     User,
 )
-from app.projects.custody.closeout import export_hashes, final_exports
+from app.projects.custody.archive import export_hashes
+from app.projects.custody.closeout import final_exports
 
 __all__ = ["KIND", "final_hashes", "prepare_final_exports", "prepared_hashes", "state_of"]
 
