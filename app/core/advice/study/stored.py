@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,7 +22,17 @@ from app.core.advice.models.world import World
 from app.core.advice.study import fit
 from app.core.advice.study.data import read_answers, read_samples
 
-__all__ = ["DATA", "STORED", "VERSION", "Stored", "data_digest", "fit_stored", "load", "write"]
+__all__ = [
+    "DATA",
+    "STORED",
+    "VERSION",
+    "Stored",
+    "agrees",
+    "data_digest",
+    "fit_stored",
+    "load",
+    "write",
+]
 
 VERSION = 1
 STORED = Path(__file__).with_name("human_model.json")
@@ -85,6 +96,29 @@ def _rounded(value):
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
+
+
+def agrees(stored, fitted, rel: float = 1e-9) -> bool:
+    """Whether ``stored`` (the file's JSON) holds what ``fitted`` holds, numbers to ``rel``.
+
+    Two processors do not round a sum or a BLAS product in the same last bit (the stored file
+    was fitted on an Intel Xeon; an AMD EPYC differs in the 16th digit of the validation
+    cells), so a number agrees within ``rel`` of its magnitude; anything else exactly.
+    """
+    if isinstance(stored, dict) and isinstance(fitted, dict):
+        return stored.keys() == fitted.keys() and all(
+            agrees(stored[k], fitted[k], rel) for k in stored
+        )
+    if isinstance(stored, list) and isinstance(fitted, list):
+        return len(stored) == len(fitted) and all(
+            agrees(a, b, rel) for a, b in zip(stored, fitted, strict=True)
+        )
+    numbers = (int, float)
+    if isinstance(stored, numbers) and isinstance(fitted, numbers):
+        if isinstance(stored, bool) or isinstance(fitted, bool):
+            return type(stored) is type(fitted) and stored == fitted
+        return math.isclose(stored, fitted, rel_tol=rel, abs_tol=rel)
+    return stored == fitted
 
 
 def write(stored: Stored, path: Path = STORED) -> None:
