@@ -67,7 +67,7 @@ MAX_JSON_DEPTH = 32
 # of test users would otherwise spend minutes hashing one password.
 PASSWORD_HASH_METHOD = "scrypt:32768:8:1"
 
-# --- Login and token throttling (Flask-Limiter; app/auth/throttle.py says how they combine).
+# --- Login and token throttling (the limits library; app/auth/throttle.py says how they combine).
 # Several processes (gunicorn) must share one store: RATELIMIT_STORAGE_URI = "redis://host:6379"
 # (memory:// counts per process: fine for one process and for tests). RATELIMIT_ENABLED = False
 # turns throttling off (never in production).

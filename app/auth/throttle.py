@@ -1,4 +1,4 @@
-"""Login and token throttling with Flask-Limiter: per address, per account, no lock-out.
+"""Login and token throttling with ``limits``: per address, per account, no lock-out.
 
 - Every login attempt counts against its client address (``LOGIN_LIMIT_PER_ADDRESS``).
 - Failed logins also count against the account name tried (``LOGIN_LIMIT_PER_ACCOUNT``),
@@ -22,10 +22,17 @@
   other users of its address. Tokens are 32 random bytes, so the answer a scanner sees
   (200 or 429) gives it nothing to guess with; the limit keeps its requests cheap and visible.
 
-Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` counts per process; with several
-processes (gunicorn) use a shared store such as ``redis://127.0.0.1:6379``. Behind a proxy
-the client address is ``request.remote_addr``: put ``werkzeug.middleware.proxy_fix.ProxyFix``
-in front, or every client shares the proxy's address.
+Counts live in ``RATELIMIT_STORAGE_URI`` (with ``RATELIMIT_STORAGE_OPTIONS``): ``memory://``
+counts per process; with several processes (gunicorn) use a shared store such as
+``redis://127.0.0.1:6379``. ``RATELIMIT_ENABLED = False`` turns every count off. Behind a
+proxy the client address is ``request.remote_addr``: put
+``werkzeug.middleware.proxy_fix.ProxyFix`` in front, or every client shares the proxy's
+address.
+
+The counting is the ``limits`` library's fixed-window strategy over its storage, the one
+Flask-Limiter is built on, used directly: the app counts in its own functions and never
+decorates a route, so Flask-Limiter's per-request hook had nothing to do, and its ``flask
+limiter`` command made every ``flask`` command import it (and ``rich``) before starting.
 """
 
 from __future__ import annotations
@@ -34,12 +41,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import Flask, abort, current_app
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from flask import Flask, abort, current_app, request
 from limits import RateLimitItem, parse_many
+from limits.storage import storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 
 DEFAULTS = {
+    "RATELIMIT_ENABLED": True,
     "RATELIMIT_STORAGE_URI": "memory://",
     "LOGIN_LIMIT_PER_ADDRESS": "10 per minute; 100 per hour",
     "LOGIN_LIMIT_PER_ACCOUNT": "20 per minute; 200 per hour",
@@ -50,16 +58,19 @@ DEFAULTS = {
 
 
 def init_throttle(app: Flask) -> None:
-    """Give ``app`` its own limiter (so apps in one process never share counts)."""
+    """Give ``app`` its own counts (so apps in one process never share them)."""
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
     app.extensions["mindfirl_in_flight"] = (threading.Lock(), {})
-    app.extensions["mindfirl_limiter"] = Limiter(
-        get_remote_address, app=app, default_limits=[], strategy="fixed-window"
-    )
+    limiter = None
+    if app.config["RATELIMIT_ENABLED"]:
+        options = app.config.get("RATELIMIT_STORAGE_OPTIONS") or {}
+        storage = storage_from_string(app.config["RATELIMIT_STORAGE_URI"], **options)
+        limiter = FixedWindowRateLimiter(storage)
+    app.extensions["mindfirl_limiter"] = limiter
 
 
-def _limiter() -> Limiter:
+def _limiter() -> FixedWindowRateLimiter:
     return current_app.extensions["mindfirl_limiter"]
 
 
@@ -68,7 +79,12 @@ def _items(setting: str) -> list[RateLimitItem]:
 
 
 def _enabled() -> bool:
-    return bool(_limiter().enabled)
+    return _limiter() is not None
+
+
+def get_remote_address() -> str:
+    """The client's address (``request.remote_addr``; 127.0.0.1 outside a request)."""
+    return request.remote_addr or "127.0.0.1"
 
 
 def _keys(setting: str, keys: tuple[str, ...]) -> tuple[str, ...]:
@@ -80,21 +96,21 @@ def _hit(setting: str, *keys: str) -> bool:
     """Count one against every limit of ``setting``; False when one is exceeded."""
     if not _enabled():
         return True
-    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    strategy, ids = _limiter(), _keys(setting, keys)
     return all([strategy.hit(item, *ids) for item in _items(setting)])
 
 
 def _exhausted(setting: str, *keys: str) -> bool:
     if not _enabled():
         return False
-    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    strategy, ids = _limiter(), _keys(setting, keys)
     return any(not strategy.test(item, *ids) for item in _items(setting))
 
 
 def _has_failed(setting: str, *keys: str) -> bool:
     if not _enabled():
         return False
-    strategy, ids = _limiter().limiter, _keys(setting, keys)
+    strategy, ids = _limiter(), _keys(setting, keys)
     return any(
         strategy.get_window_stats(item, *ids).remaining < item.amount for item in _items(setting)
     )
