@@ -159,7 +159,11 @@ def _grouped(tid, uid, seconds, lon, lat) -> list[Trajectory] | None:
     if not np.array_equal(uid, first_uid):
         return None  # a trajectory with two users: the rows name the line
     t, x, y = seconds[order], lon[order], lat[order]
+    for array in (t, x, y):
+        array.setflags(write=False)  # the trajectories' arrays are read-only views of these
+    # _values checked the types and ranges, lexsort sorted each id's times: no check is left
+    ids, users = tid[starts].tolist(), uid[starts].tolist()
     return [
-        Trajectory(int(tid[a]), int(uid[a]), t[a:b], x[a:b], y[a:b])
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        Trajectory.from_checked(i, u, t[a:b], x[a:b], y[a:b])
+        for i, u, a, b in zip(ids, users, starts.tolist(), ends.tolist(), strict=True)
     ]

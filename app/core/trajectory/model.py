@@ -102,6 +102,23 @@ class Trajectory:
         return self._key == other._key
 
     @classmethod
+    def from_checked(
+        cls, id: int, user_id: int, t: np.ndarray, lon: np.ndarray, lat: np.ndarray
+    ) -> Trajectory:
+        """Build from read-only arrays that already pass every check of the constructor.
+
+        For a reader that checked a whole file's points at once (:mod:`.columns`: int64 and
+        float64, one dimension, same non-zero length, times sorted, coordinates in range):
+        the arrays are kept as they are, not copied and checked again one trajectory at a
+        time (a tenth of a second for two files of 2,082 trajectories).
+        """
+        self = object.__new__(cls)
+        for name, value in (("id", id), ("user_id", user_id), ("t", t), ("lon", lon), ("lat", lat)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_key", t.tobytes() + lon.tobytes() + lat.tobytes())
+        return self
+
+    @classmethod
     def from_points(
         cls, id: int, user_id: int, points: Sequence[tuple[int, float, float]]
     ) -> Trajectory:
