@@ -1,6 +1,6 @@
 """``flask --app app analytics rl`` end to end from a fresh clone, against a baseline revision.
 
-    .venv/bin/python bench/rl_command.py [--trajectories 2082] [--against 981dcb2] [--runs 3]
+    .venv/bin/python bench/rl_command.py [--trajectories 2082] [--against 981dcb2] [--against-venv V] [--runs 3]
 
 Writes ``--trajectories`` seeded random walks (``bench/trajectory.py``'s: 50 points, ~500 m of
 noise and ±5 min in the anonymized file) as the two CSV files, then for this checkout's HEAD
@@ -8,7 +8,8 @@ and for the ``--against`` revision (default 981dcb2: main before issue 39) makes
 clone** (``git clone``: no ``__pycache__``, no numba cache; ``.venv`` linked to this
 interpreter's) and times, as a user would type it, ``.venv/bin/flask --app app analytics rl
 --original A.csv --anonymized B.csv --json`` (exact search, λ calibrated), process start
-included:
+included (``--against-venv``: the baseline's own virtualenv, for a revision whose requirements
+differ from this one's):
 
 1. **cold**: the clone's first command, with whatever it compiles;
 2. in a second fresh clone of HEAD, the **install step** that ``make run`` and ``make test``
@@ -61,10 +62,10 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path]:
     return paths
 
 
-def clone(revision: str, where: Path) -> Path:
+def clone(revision: str, where: Path, venv: Path | None = None) -> Path:
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(where)], check=True)
     subprocess.run(["git", "-C", str(where), "checkout", "--quiet", revision], check=True)
-    (where / ".venv").symlink_to(Path(sys.prefix))  # this interpreter's virtualenv
+    (where / ".venv").symlink_to(venv or Path(sys.prefix))  # by default this interpreter's
     return where
 
 
@@ -121,6 +122,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trajectories", type=int, default=2082)
     parser.add_argument("--against", default=None, help=f"baseline revision ({BASELINE})")
+    parser.add_argument(
+        "--against-venv",
+        type=Path,
+        default=None,
+        help="virtualenv of the baseline revision when its requirements differ (before "
+        "abc3cf5 it needs Flask-Limiter): default this interpreter's",
+    )
     parser.add_argument("--runs", type=int, default=3, help="warm commands per tree")
     parser.add_argument("--quick", action="store_true", help="120 trajectories, HEAD only")
     args = parser.parse_args()
@@ -138,7 +146,7 @@ def main() -> None:
         rows["ours, installed"] = measure(clone(head, folder / "ours"), files, runs, True)
         if against and have_revision(against):
             rows[f"baseline {against}"] = measure(
-                clone(against, folder / "base"), files, runs, False
+                clone(against, folder / "base", args.against_venv), files, runs, False
             )
         report(n, rows)
     results = {row["rl"] for row in rows.values()}
