@@ -1,6 +1,6 @@
 """``flask --app app analytics rl`` end to end from a fresh clone, against a baseline revision.
 
-    .venv/bin/python bench/rl_command.py [--trajectories 2082] [--against 981dcb2] [--against-venv V] [--runs 3]
+    .venv/bin/python bench/rl_command.py [--trajectories 2082] [--against REV] [--against-venv V]
 
 Writes ``--trajectories`` seeded random walks (``bench/trajectory.py``'s: 50 points, ~500 m of
 noise and ±5 min in the anonymized file) as the two CSV files, then for this checkout's HEAD
