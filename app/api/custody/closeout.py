@@ -16,13 +16,13 @@ from app.projects.custody import (
     CloseOutRefused,
     close_project,
     digest,
-    erase_storage,
     export_hashes,
     final_exports,
     latest_erasure,
     set_auto_close,
     unsettled_pairs,
 )
+from app.projects.custody.erasing import erase_in_background
 from app.projects.views.access import MANAGERS, changeable_project, owned_project
 
 BASE = "/projects/<int:project_id>/closeout"
@@ -39,7 +39,12 @@ CLOSEOUT = {
         "erasure": {
             "type": ["object", "null"],
             "description": "the newest pass over the database files: complete, at, "
-            "databases (done or pending, per database) and beyond_reach",
+            "databases (done or pending, per database) and beyond_reach; null until the "
+            "first pass has run (after a close, GET again)",
+        },
+        "erasure_job": {
+            "type": "integer",
+            "description": "after a close: the job that rewrites the database files",
         },
         "exports": {"type": "object"},
         "digest": {"type": ["string", "null"]},
@@ -111,8 +116,8 @@ def closeout_close_view(project_id: int):
         db.session.rollback()
         abort(409, str(exc))
     db.session.commit()
-    erase_storage([project_id])
-    return jsonify(_record(project)), 201
+    job = erase_in_background([project_id], current_user)  # VACUUM: seconds to minutes
+    return jsonify({**_record(project), "erasure_job": job.id}), 201
 
 
 @bp.post(f"{BASE}/auto")

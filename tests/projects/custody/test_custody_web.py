@@ -10,6 +10,7 @@ import zipfile
 import pytest
 
 from app.extensions import db
+from app.models import Job
 from app.review.answers.save import save_answer
 from app.review.services import reveal_cell
 from tests.factories import PASSWORD, make_assignment, make_token, make_user, paper_project
@@ -175,6 +176,9 @@ def test_close_out_over_the_api(app, client, done):
     assert record["by"] == "max" and record["exports"] == state["exports"]
     assert record["destroyed"]["vault_rows"] == 4
     assert record["erasure"]["databases"] and record["erasure"]["beyond_reach"]
+    with app.app_context():  # the pass ran as a job (inline here), not inside the request
+        job = db.session.get(Job, record["erasure_job"])
+        assert job.kind == "closeout-erase" and job.status == "done"
     reveal = client.post(
         f"/api/v1/assignments/{done['assignment']}/reveal",
         json={"pair_id": done["pairs"][1], "row": 0, "attribute": "name"},
