@@ -26,6 +26,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 if __name__ == "__main__":  # a child: import app/ from the working directory (the revision)
     sys.path[:1] = [str(Path.cwd()), str(HERE)]
+    from _legacy import paths  # what an older revision imports and this one does not install
+
+    sys.path += paths()
 
 
 def preview_phase(

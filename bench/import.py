@@ -35,8 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_REV = "484cde2"  # main before the one-pass import (issue 15 item 3)
 if "--app-root" in sys.argv:  # the baseline's application code, ahead of this checkout's
-    sys.path.insert(0, sys.argv[sys.argv.index("--app-root") + 1])
-sys.path.insert(1 if "--app-root" in sys.argv else 0, str(ROOT))
+    from _legacy import paths  # what that code imports and this checkout no longer installs
+
+    sys.path[:0] = [sys.argv[sys.argv.index("--app-root") + 1], str(ROOT), *paths()]
+else:
+    sys.path.insert(0, str(ROOT))
 
 from _check import agree, finish, have_revision  # noqa: E402
 from _kapr_setup import IDENTIFYING, SENSITIVE, bench_app  # noqa: E402

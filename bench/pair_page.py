@@ -29,6 +29,9 @@ from unittest import mock
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench._legacy import paths  # noqa: E402 (what an older revision's app/ imports)
+
+sys.path += paths()
 
 try:  # the rooms of issue 26
     from app.core.disclosure import AttributeType, normalize
@@ -167,6 +170,8 @@ def _against(args: argparse.Namespace) -> list[float]:
         for name in ("__init__.py", "_check.py", "_kapr_setup.py", "pair_page.py"):
             if (root / "bench" / name).exists():
                 shutil.copy(root / "bench" / name, Path(tmp) / "bench" / name)
+        # what an older revision imports and this checkout no longer installs
+        shutil.copytree(root / "bench" / "_legacy", Path(tmp) / "bench" / "_legacy")
         mine = ("against", "quick", "child")  # the child gets the sizes they stand for
         argv = [f"--{k}={v}" for k, v in vars(args).items() if k not in mine] + ["--child"]
         out = subprocess.run(

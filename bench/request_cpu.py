@@ -110,8 +110,11 @@ def measure(
 
 def _run(source: Path, args) -> dict[str, float]:
     """:func:`measure` in a fresh process with ``source`` (a tree holding ``app/``) first."""
+    from _legacy import paths  # what an older revision imports and this one does not install
+
+    extra = paths() if source != ROOT else []
     code = (
-        f"import sys, json; sys.path[:0] = [{str(source)!r}, {str(ROOT)!r}]; "
+        f"import sys, json; sys.path[:0] = [{str(source)!r}, {str(ROOT)!r}, *{extra!r}]; "
         f"sys.path.insert(2, {str(ROOT / 'bench')!r}); import request_cpu; "
         f"print(json.dumps(request_cpu.measure({args.requests}, {args.postgres!r}, "
         f"{args.records}, {args.workers}, {args.pairs})))"
