@@ -81,11 +81,16 @@ class JobCancelled(Exception):
     """Raised inside a job whose row was marked cancelled; the row keeps its status."""
 
 
-def submit(kind: str, fn: Callable, *args, created_by: int | None = None) -> int:
-    """Create a queued Job row, commit it and run ``fn(*args, progress=...)``; return its id."""
+def submit(
+    kind: str, fn: Callable, *args, created_by: int | None = None, about: dict | None = None
+) -> int:
+    """Create a queued Job row, commit it and run ``fn(*args, progress=...)``; return its id.
+
+    ``about`` is the row's result until the job returns its own (what the job is of, e.g. its
+    projects, readable while it is queued or running; never a value)."""
     app = current_app._get_current_object()
     name = executor_name(app)
-    job = Job(kind=kind, status="queued", created_by=created_by, owner=owner_id())
+    job = Job(kind=kind, status="queued", created_by=created_by, owner=owner_id(), result=about)
     job.heartbeat_at = utcnow()
     if name == "queue":  # the row waits for `flask jobs worker`, owned by no process
         job.target, job.payload, job.owner = queue.target_of(fn), queue.encode(args), None

@@ -38,16 +38,19 @@ def erase_in_job(project_ids: list[int], *, progress) -> dict:
 def erase_in_background(project_ids: list[int], by: User) -> Job:
     """Start the pass over the database files after a close-out committed, as a job (run
     before this returns with the inline executor of the tests); its row."""
-    return db.session.get(Job, submit(KIND, erase_in_job, list(project_ids), created_by=by.id))
+    ids = list(project_ids)
+    about = {"project_ids": ids}  # whose pass it is, from the start (erasure_job)
+    return db.session.get(Job, submit(KIND, erase_in_job, ids, created_by=by.id, about=about))
 
 
 def erasure_job(job_id: int | None, project_id: int) -> Job | None:
-    """The erasure job ``job_id`` if it is one of ``project_id``'s, else None."""
+    """The erasure job ``job_id`` if it is one of ``project_id``'s, else None (queued,
+    running or ended: its row names its projects from the start)."""
     job = db.session.get(Job, job_id) if job_id is not None else None
     if job is None or job.kind != KIND:
         return None
-    ids = (job.result or {}).get("project_ids")
-    return job if ids is None or project_id in ids else None
+    ids = (job.result or {}).get("project_ids") or []
+    return job if project_id in ids else None
 
 
 def erasure_news(job: Job, project_id: int) -> tuple[str, bool]:

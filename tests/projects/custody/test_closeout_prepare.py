@@ -118,6 +118,9 @@ def test_the_closed_page_follows_the_pass_over_the_database_files(app, client, d
         (job,) = db.session.scalars(db.select(Job).where(Job.kind == erasing.KIND)).all()
         assert job.status == "queued" and job.created_by is not None
         job_id = job.id
+        # while it waits, it is this project's pass and no other's
+        assert erasing.erasure_job(job_id, done["project"]) is not None
+        assert erasing.erasure_job(job_id, done["project"] + 1) is None
     assert closed.status_code == 302 and closed.headers["Location"].endswith(f"?job={job_id}")
     page = client.get(closed.headers["Location"]).get_data(as_text=True)
     assert (
