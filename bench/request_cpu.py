@@ -1,6 +1,6 @@
 """App CPU per API request, in-process on PostgreSQL, against a baseline revision in one run.
 
-    .venv/bin/python bench/request_cpu.py [--against dcea9a8] [--rounds 2]
+    .venv/bin/python bench/request_cpu.py [--against dcea9a8] [--rounds 2] [--rate-limits]
 
 ``bench/load.py``'s study (a generated dedupe project, 16 workers with 100 pairs each, every
 fourth on a small budget) is served by calling the WSGI app directly with bearer tokens, so
@@ -8,9 +8,10 @@ what is timed is the application alone: no gunicorn, no sockets. The mix follows
 bench's: reveals in random order (a refusal where the budget is spent), an answer every tenth
 reveal, the bystander's ``GET /api/v1/me``. Each round runs this tree, then the ``--against``
 revision's ``app/`` (``git archive``), each in its own process on its own schema; rate limits
-are off, as in the load bench. Prints CPU milliseconds per request of each kind
-(``time.process_time``) and the baseline / ours ratios. Neither tree may answer a request
-with a server error (exit status 1 otherwise).
+are off, as in the load bench, unless ``--rate-limits`` (each request then counts against its
+account, in ``memory://``, as a production process counts in its store). Prints CPU
+milliseconds per request of each kind (``time.process_time``) and the baseline / ours ratios.
+Neither tree may answer a request with a server error (exit status 1 otherwise).
 
 ``--quick`` (seconds, for CI): 1,000 records, 4 workers x 20 pairs, 40 requests, one round; on
 the test suite's PostgreSQL when ``TEST_DATABASE_URL`` is set, else on SQLite.
@@ -67,7 +68,12 @@ def _cells(app, worker: dict) -> list[tuple]:
 
 
 def measure(
-    requests: int, postgres: str | None, records: int = 20_000, workers: int = 16, pairs: int = 100
+    requests: int,
+    postgres: str | None,
+    records: int = 20_000,
+    workers: int = 16,
+    pairs: int = 100,
+    rate_limits: bool = False,
 ) -> dict[str, float]:
     """CPU ms per request of each kind, for the ``app`` package first on ``sys.path``."""
     sys.path.insert(1, str(ROOT / "bench"))
@@ -75,7 +81,7 @@ def measure(
     from _load_setup import make_study
 
     create = _kapr_setup.create_app
-    _kapr_setup.create_app = lambda config: create({**config, "RATELIMIT_ENABLED": False})
+    _kapr_setup.create_app = lambda config: create({**config, "RATELIMIT_ENABLED": rate_limits})
     spec = _kapr_setup.project_spec(records, pairs * (workers + 2), seed=7)
     with tempfile.TemporaryDirectory() as tmp, _kapr_setup.bench_app(Path(tmp), postgres) as app:
         with app.app_context():
@@ -117,7 +123,7 @@ def _run(source: Path, args) -> dict[str, float]:
         f"import sys, json; sys.path[:0] = [{str(source)!r}, {str(ROOT)!r}, *{extra!r}]; "
         f"sys.path.insert(2, {str(ROOT / 'bench')!r}); import request_cpu; "
         f"print(json.dumps(request_cpu.measure({args.requests}, {args.postgres!r}, "
-        f"{args.records}, {args.workers}, {args.pairs})))"
+        f"{args.records}, {args.workers}, {args.pairs}, {args.rate_limits!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
@@ -134,6 +140,9 @@ def main(argv=None) -> int:
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--pairs", type=int, default=100, help="pairs per worker")
+    parser.add_argument(
+        "--rate-limits", action="store_true", help="counts on, as in production (memory://)"
+    )
     parser.add_argument("--quick", action="store_true", help="1,000 records, 40 requests")
     args = parser.parse_args(argv)
     if args.quick:
