@@ -1,5 +1,6 @@
 """Blocking: rules as data or in Splink's spelling, their candidate pairs, a project's pairs."""
 
+from app.projects.blocking.columns import count_candidates_of, key_column
 from app.projects.blocking.pairing import (
     BlockingRefused,
     count_candidates,
@@ -18,7 +19,9 @@ __all__ = [
     "Rule",
     "candidate_pairs",
     "count_candidates",
+    "count_candidates_of",
     "create_pairs",
+    "key_column",
     "parse_rules",
     "parse_splink_rule",
     "preview_blocking",

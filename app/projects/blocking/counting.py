@@ -18,7 +18,7 @@ import numpy as np
 
 from app.projects.blocking.codes import Rule, combine, rule_codes
 
-__all__ = ["PairCount", "Records", "count_pairs"]
+__all__ = ["PairCount", "Records", "count_codes", "count_pairs"]
 
 Records = Mapping[str, Mapping[str, str | None]]
 
@@ -43,14 +43,20 @@ def count_pairs(
     """
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
     codes = rule_codes(rules, values) if codes is None else codes
-    per_rule, new = [0] * len(rules), [0] * len(rules)
+    return count_codes(codes, len(records_a), len(values), dedupe=records_b is None)
+
+
+def count_codes(codes: Sequence[np.ndarray], n_a: int, n: int, *, dedupe: bool) -> PairCount:
+    """:func:`count_pairs` from each rule's key codes (:func:`rule_codes`, or any codes
+    equal exactly where the keys are) of ``n`` records, the first ``n_a`` of them from A."""
+    per_rule, new = [0] * len(codes), [0] * len(codes)
 
     # Depth-first over sets of rules in increasing order, so each set is visited once, its
     # last rule is its highest, and only one code array per depth is alive.
     def visit(code: np.ndarray | None, size: int, start: int) -> None:
-        for r in range(start, len(rules)):
+        for r in range(start, len(codes)):
             joint = codes[r] if code is None else combine(code, codes[r])
-            count = _count(joint, len(records_a), dedupe=records_b is None, n=len(values))
+            count = _count(joint, n_a, dedupe=dedupe, n=n)
             if not count:
                 continue  # no pair agrees on this set, so none on any larger one
             if code is None:

@@ -5,8 +5,9 @@ fine on names of ten characters may compare 1,000-character values under an edit
 over millions of pairs (issue 42: 20 pairs ran for 10 minutes). Before predicting, a run
 knows both factors: the longest value of each attribute (read as the records are loaded into
 the working tables, :func:`note_lengths`) and its candidate pairs, counted exactly by the
-application's blocking (:func:`app.projects.blocking.count_candidates`: the model's rules
-make the same pairs in Splink). Each comparison level's work for one pair is bounded by
+application's blocking on the columns read for those tables
+(:func:`app.projects.blocking.count_candidates_of`: the model's rules make the same pairs in
+Splink). Each comparison level's work for one pair is bounded by
 :func:`app.core.sqlexpr.cost` at those lengths (character operations: an edit distance of
 strings of m and n characters counts m·n), every level counted as if each pair reached it.
 
@@ -26,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from app.core.sqlexpr import Column, cost
-from app.projects.blocking import count_candidates
+from app.projects.blocking import count_candidates_of
 from app.projects.scoring.model.definition import Model
 
 __all__ = ["DEFAULT_MAX_WORK", "Estimate", "bounds", "estimate", "note_lengths", "refusal"]
@@ -69,8 +70,16 @@ def note_lengths(longest: MutableMapping[str, int], batch: pa.RecordBatch, colum
         longest[attribute] = max(longest.get(attribute, 0), found)
 
 
-def estimate(project, model: Model, longest: Mapping[str, int]) -> Estimate:
-    """The pairs ``model`` will score in ``project`` and the work of one, at ``longest``."""
+def estimate(
+    model: Model,
+    longest: Mapping[str, int],
+    stored: Mapping[str, pa.Array],
+    n_a: int,
+    *,
+    dedupe: bool,
+) -> Estimate:
+    """The pairs ``model`` will score and the work of one, at ``longest``: the pairs counted
+    over the records' ``stored`` values (attribute -> column, A's ``n_a`` records first)."""
 
     def length(column: Column) -> int:
         return longest.get(column.name, 0)
@@ -81,7 +90,7 @@ def estimate(project, model: Model, longest: Mapping[str, int]) -> Estimate:
         for level in comparison.levels
         if level.condition is not None
     )
-    return Estimate(count_candidates(project, model.rules), per_pair)
+    return Estimate(count_candidates_of(model.rules, stored, n_a, dedupe=dedupe), per_pair)
 
 
 def refusal(found: Estimate, config: Mapping) -> str | None:

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from app.core.disclosure import AttributeType
 from app.core.sqlexpr import Binary, Cast, Column, Func, IsNull, Node, children
 
-__all__ = ["DATE", "ISO", "Forms", "form_label", "read_forms", "write_dates"]
+__all__ = [
+    "DATE", "ISO", "Forms", "date_column", "date_writer", "form_label", "read_forms", "write_dates",
+]  # fmt: skip
 
 ISO = "%Y-%m-%d"
 #: The form of a date attribute read as a ``DATE`` column (``EPOCH(date_of_birth_l)``).
@@ -171,15 +173,37 @@ def _visit(node: Node, where: str, uses: dict[str, _Uses], context: str | tuple)
 
 def write_dates(stored: Iterable[str | None], form: str) -> list:
     """Stored ``MMDDYYYY`` dates in ``form``: text in a layout, or :class:`datetime.date`."""
+    write = date_writer(form)
+    return [write(v) for v in stored]
+
+
+def date_column(stored, form: str):
+    """:func:`write_dates` of an Arrow column of stored dates, as an Arrow column (``date32``
+    for :data:`DATE`, else text), each distinct date written once."""
+    import pyarrow as pa
+
+    from app.projects.blocking.columns import map_distinct
+
+    return map_distinct(date_writer(form), stored, pa.date32() if form == DATE else pa.string())
+
+
+def date_writer(form: str):
+    """The function :func:`write_dates` applies to each stored date (``None`` stays ``None``,
+    and so does a text that is not eight characters long)."""
     if form == DATE:
-        return [
-            None if v is None or len(v) != 8 else dt.date(int(v[4:]), int(v[:2]), int(v[2:4]))
-            for v in stored
-        ]
+
+        def write_date(v: str | None) -> dt.date | None:
+            return (
+                None if v is None or len(v) != 8 else dt.date(int(v[4:]), int(v[:2]), int(v[2:4]))
+            )
+
+        return write_date
     parts = re.split(r"(%[Yymd])", form)
 
-    def write(v: str) -> str:
+    def write(v: str | None) -> str | None:
+        if v is None or len(v) != 8:
+            return None
         fields = {"%Y": v[4:8], "%y": v[6:8], "%m": v[0:2], "%d": v[2:4]}
         return "".join(fields.get(p, p) for p in parts)
 
-    return [None if v is None or len(v) != 8 else write(v) for v in stored]
+    return write

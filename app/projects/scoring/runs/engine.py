@@ -20,9 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from flask import current_app
 
 from app.jobs import current_job_id, interrupt_on_cancel
@@ -33,29 +31,19 @@ from app.projects.scoring.menu import Training
 from app.projects.scoring.model.budget import estimate, note_lengths, refusal
 from app.projects.scoring.model.definition import Comparison, Model
 from app.projects.scoring.runs.backends import DuckDBBackend, SparkBackend, backend_name
+from app.projects.scoring.runs.output import OUTPUT_SCHEMA, Ids, write_predictions
 from app.projects.scoring.runs.recovery import (
     claim_work_dir,
     sweep_work_dirs,
     work_dir_prefix,
     work_root,
 )
-from app.projects.scoring.runs.working import BATCH, Layout, record_batches, rule_sql, run_settings
+from app.projects.scoring.runs.working import BATCH, Layout, rule_sql, run_settings, working_rows
 
 __all__ = ["OUTPUT_SCHEMA", "Outcome", "run_scoring", "work_root"]
 
 log = logging.getLogger(__name__)
 
-OUTPUT_SCHEMA = pa.schema(
-    [
-        ("source_dataset_l", pa.string()),
-        ("unique_id_l", pa.string()),
-        ("source_dataset_r", pa.string()),
-        ("unique_id_r", pa.string()),
-        ("match_weight", pa.float64()),
-        ("match_probability", pa.float64()),
-        ("match_key", pa.string()),
-    ]
-)
 OUT_BATCH = 200_000
 Progress = Callable[[int, int], None]
 
@@ -132,13 +120,17 @@ def run_scoring(
     try:
         engine = _backend(name, work.path)
         with interrupt_on_cancel(progress, engine.interrupt):  # a cancel stops a query
-            ids: dict[str, list] = {label: [] for label in labels}
+            ids = Ids(labels)
+            stored = Stored(
+                labels, {k.attribute for r in model.rules for k in r.keys + r.right_keys}
+            )
             steps.begin(f"reading the records into {name}")
             columns = {a: layout.column(a) for a in layout.attributes}
-            for label, batch, external in record_batches(project, layout):
-                note_lengths(longest, batch, columns)
-                engine.append(label, batch)
-                ids[label].append((batch.column(0).to_numpy(), external))
+            for rows in working_rows(project, layout):
+                note_lengths(longest, rows.working, columns)
+                engine.append(rows.label, rows.working)
+                ids.add(rows.label, rows.working.column(0), rows.ids)
+                stored.add(rows)
                 steps.advance(limit=load_steps)
             steps.reach(load_steps)
             phase("load")
@@ -154,8 +146,9 @@ def run_scoring(
             pairs = None
             if predict_to is not None:
                 steps.begin("estimating the candidate pairs and their work")
-                found = estimate(project, model, longest)
+                found = estimate(model, longest, *stored.columns(), dedupe=len(labels) == 1)
                 refused = refusal(found, current_app.config)
+                phase("estimate")
             if predict_to is not None and refused is None:
                 rules = len(model.rules)
                 steps.begin(f"predicting: scoring the candidate pairs of {rules} blocking rule(s)")
@@ -164,7 +157,7 @@ def run_scoring(
                 phase("predict")
                 steps.begin("writing the predictions")
                 batches = engine.batches(predictions, OUT_BATCH)
-                pairs = _write(batches, _id_maps(ids), predict_to, dedupe=len(labels) == 1)
+                pairs = write_predictions(batches, ids, predict_to, dedupe=len(labels) == 1)
                 phase("write")
             linker.table_management.delete_tables_created_by_splink_from_db()
     finally:
@@ -173,6 +166,29 @@ def run_scoring(
         work.release()
     seconds = time.monotonic() - started
     return Outcome(model, pairs, name, seconds, phases, found and found.as_dict(), refused)
+
+
+class Stored:
+    """The stored values of the attributes the model's rules read, kept for the estimate."""
+
+    def __init__(self, labels, attributes) -> None:
+        self.parts = {label: {a: [] for a in attributes} for label in labels}
+
+    def add(self, rows) -> None:
+        for attribute, parts in self.parts[rows.label].items():
+            parts.append(rows.stored[attribute])
+
+    def columns(self) -> tuple[dict[str, pa.Array], int]:
+        """Per attribute its values, source A's then B's; and how many are A's."""
+        first = self.parts["A"]
+        n_a = sum(len(p) for p in next(iter(first.values()), []))
+        columns = {
+            a: pa.chunked_array(
+                [p for parts in self.parts.values() for p in parts[a]], pa.string()
+            ).combine_chunks()
+            for a in first
+        }
+        return columns, n_a
 
 
 class Steps:
@@ -232,58 +248,3 @@ def with_parameters(model: Model, trained: dict) -> Model:
         comparisons=tuple(comparisons),
         probability=float(trained["probability_two_random_records_match"]),
     )
-
-
-def _id_maps(ids: dict[str, list]) -> dict[str, np.ndarray]:
-    """Per source, the file id at each position."""
-    out = {}
-    for label, parts in ids.items():
-        size = max((int(p.max()) + 1 for p, _ in parts if p.size), default=0)
-        table = np.empty(size, dtype=object)
-        for positions, external in parts:
-            table[positions] = external
-        out[label] = table
-    return out
-
-
-def _write(batches, ids: dict[str, np.ndarray], path: Path, *, dedupe: bool) -> int:
-    """Write the predictions with file ids; atomically (a temporary file renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
-    written = 0
-    try:
-        with pq.ParquetWriter(partial, OUTPUT_SCHEMA) as writer:
-            for batch in batches:
-                writer.write_batch(_output_batch(batch, ids, dedupe))
-                written += batch.num_rows
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return written
-
-
-def _output_batch(batch: pa.RecordBatch, ids, dedupe: bool) -> pa.RecordBatch:
-    n = batch.num_rows
-    columns = {}
-    for side in ("l", "r"):
-        if dedupe:
-            source = np.full(n, "A", dtype=object)
-        else:
-            source = batch.column(f"source_dataset_{side}").to_numpy(zero_copy_only=False)
-        position = batch.column(f"unique_id_{side}").to_numpy(zero_copy_only=False).astype(np.int64)
-        external = np.empty(n, dtype=object)
-        for label, table in ids.items():
-            mask = source == label
-            external[mask] = table[position[mask]]
-        columns[f"source_dataset_{side}"] = pa.array(source, pa.string())
-        columns[f"unique_id_{side}"] = pa.array(external, pa.string())
-    return pa.RecordBatch.from_arrays(
-        [
-            columns["source_dataset_l"], columns["unique_id_l"],
-            columns["source_dataset_r"], columns["unique_id_r"],
-            batch.column("match_weight").cast(pa.float64()),
-            batch.column("match_probability").cast(pa.float64()),
-            batch.column("match_key").cast(pa.string()),
-        ],
-        schema=OUTPUT_SCHEMA,
-    )  # fmt: skip

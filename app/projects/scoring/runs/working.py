@@ -4,11 +4,12 @@ Records leave the database as rows of the working table and nowhere else: ``uniq
 (the record's position in its file), ``source_dataset`` (``A``/``B``), one column per
 identifying attribute (``a0``, ``a1``, …: the app's names, never the file's), and one
 column per derived blocking key (``k0``, …) filled by :meth:`Key.apply` — the same function
-the in-app blocking uses. Dates are given in the form the model reads them
-(:mod:`..model.forms`: the layout of its ``try_strptime``, a ``DATE`` column for ``EPOCH``,
-``YYYY-MM-DD`` when it names none), and a derived key of a date's text (``substr``) is
-taken from that form too, so Splink sees what it saw in training. Sensitive columns are
-never read.
+the in-app blocking uses, called once per distinct value
+(:func:`~app.projects.blocking.key_column`). Dates are given in the form the model reads
+them (:mod:`..model.forms`: the layout of its ``try_strptime``, a ``DATE`` column for
+``EPOCH``, ``YYYY-MM-DD`` when it names none), and a derived key of a date's text
+(``substr``) is taken from that form too, so Splink sees what it saw in training. The rows
+are read as columns (:mod:`.reading`); sensitive columns are never read.
 
 :func:`run_settings` writes the Splink settings of a checked model for those columns in a
 dialect: every SQL string in them comes from :func:`app.core.sqlexpr.emit` or
@@ -20,20 +21,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import numpy as np
 import pyarrow as pa
 from sqlalchemy import select
 
 from app.core.disclosure import AttributeType
 from app.core.sqlexpr import Column, emit
 from app.extensions import db
-from app.models import Project, ProjectKind, Record, Source
-from app.projects.blocking import Key, Rule, splink_sql
+from app.models import Project, ProjectKind, Source
+from app.projects.blocking import Key, Rule, key_column, splink_sql
 from app.projects.blocking.rules import DATE_PARTS
 from app.projects.scoring.model.definition import Model
-from app.projects.scoring.model.forms import DATE, ISO, read_forms, write_dates
+from app.projects.scoring.model.forms import DATE, ISO, date_column, read_forms
+from app.projects.scoring.runs.reading import Columns, read_columns
 
-__all__ = ["BATCH", "Layout", "record_batches", "rule_sql", "run_settings"]
+__all__ = ["BATCH", "Layout", "Rows", "record_batches", "rule_sql", "run_settings", "working_rows"]
 
 BATCH = 50_000
 
@@ -147,61 +148,60 @@ def run_settings(model: Model, layout: Layout, dialect: str) -> dict:
     }
 
 
-def record_batches(
-    project: Project, layout: Layout, batch: int = BATCH
-) -> Iterator[tuple[str, pa.RecordBatch, np.ndarray]]:
-    """``(source label, working rows, their file ids)`` in batches, in file order.
+@dataclass(frozen=True)
+class Rows:
+    """One batch of a source's working rows, with what the job keeps beside them."""
 
-    Only the identifying values of ``values`` are read (the vault is never touched). Each
-    batch is a query of its own (keyset on the source's positions), so no cursor stays open
-    while a job commits its progress.
+    label: str
+    working: pa.RecordBatch
+    ids: pa.Array  # the records' ids in their file (string)
+    stored: dict[str, pa.Array]  # attribute -> stored values (missing as null)
+
+
+def working_rows(project: Project, layout: Layout, batch: int = BATCH) -> Iterator[Rows]:
+    """The working rows of ``project`` in batches, source by source, in file order.
+
+    Only the identifying values are read (:mod:`.reading`: columns straight from the
+    database's JSON, the vault never touched); dates and derived keys are computed on
+    columns, once per distinct value (:func:`~..model.forms.date_column`,
+    :func:`~app.projects.blocking.columns.key_column`).
     """
     link = project.kind == ProjectKind.LINK
-    names = list(layout.attributes)
     schema = layout.schema(with_source=link)
-    # Each attribute is taken out of the JSON by the database (SQLite's json_extract,
-    # PostgreSQL's ->>): no JSON document is decoded in Python.
-    fields = [Record.values[name].as_string() for name in names]
     sources = db.session.execute(
         select(Source.id, Source.label)
         .where(Source.project_id == project.id)
         .order_by(Source.label)
     ).all()
     for source_id, label in sources:
-        after = -1
-        while True:
-            rows = db.session.execute(
-                select(Record.position, Record.external_id, *fields)
-                .where(Record.source_id == source_id, Record.position > after)
-                .order_by(Record.position)
-                .limit(batch)
-            ).all()
-            if not rows:
-                break
-            after = rows[-1][0]
-            columns = list(zip(*rows, strict=True))
-            yield label, _batch(label, columns, layout, schema, link), np.array(columns[1], object)
-            if len(rows) < batch:
-                break
+        for columns in read_columns(source_id, list(layout.attributes), batch):
+            working = _batch(label, columns, layout, schema, link)
+            yield Rows(label, working, columns.ids, columns.values)
 
 
-def _batch(label: str, columns: list, layout: Layout, schema: pa.Schema, link: bool):
-    """The working rows of one batch: ``columns`` are positions, ids, then attributes."""
-    n = len(columns[0])
-    out: list = [pa.array(columns[0], pa.int64())]
+def record_batches(
+    project: Project, layout: Layout, batch: int = BATCH
+) -> Iterator[tuple[str, pa.RecordBatch, pa.Array]]:
+    """``(source label, working rows, their file ids)`` of :func:`working_rows`."""
+    for rows in working_rows(project, layout, batch):
+        yield rows.label, rows.working, rows.ids
+
+
+def _batch(label: str, columns: Columns, layout: Layout, schema: pa.Schema, link: bool):
+    """The working rows of one batch of stored columns."""
+    out: list = [columns.positions]
     if link:
-        out.append(pa.array([label] * n, pa.string()))
-    raw = dict(zip(layout.attributes, columns[2:], strict=True))
-    text = dict(raw)  # what a key of an attribute's text reads
+        out.append(pa.repeat(pa.scalar(label, pa.string()), len(columns)))
+    stored = columns.values
+    text = dict(stored)  # what a key of an attribute's text reads
     for name, kind in layout.attributes.items():
-        values = [v or None for v in raw[name]]
+        values = stored[name]
         if kind is AttributeType.DATE:
             form = layout.dates.get(name, ISO)
-            values = write_dates(values, form)
-            text[name] = values if form != DATE else write_dates(raw[name], ISO)
-        out.append(pa.array(values, schema.field(layout.column(name)).type))
+            values = date_column(values, form)
+            text[name] = values if form != DATE else date_column(stored[name], ISO)
+        out.append(values)
     for key in layout.keys:
-        apply = key.apply
-        values = raw[key.attribute] if key.transform in DATE_PARTS else text[key.attribute]
-        out.append(pa.array([apply(v) for v in values], pa.string()))
+        values = stored[key.attribute] if key.transform in DATE_PARTS else text[key.attribute]
+        out.append(key_column(key, values))
     return pa.RecordBatch.from_arrays(out, schema=schema)

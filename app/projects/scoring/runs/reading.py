@@ -1,0 +1,107 @@
+"""Read a source's records out of the database as Arrow columns, a batch at a time.
+
+Each batch is one query (keyset on the source's positions, so no cursor stays open while a
+job commits its progress) whose answer is a single text: the database writes one JSON line
+per record — ``{"p": position, "e": file id, "v": the stored values}`` — and joins them
+(SQLite's ``group_concat``, PostgreSQL's ``string_agg``), and Arrow's JSON reader turns that
+text into columns. No Python object is made per record or per value: the database copies
+the stored JSON documents without parsing them, Arrow parses them in C++, and only the
+identifying attributes named by the caller become columns (``values`` holds nothing else;
+the vault is another database, never read here).
+
+The stored documents are :func:`json.dumps` output (:mod:`app.projects.lifecycle.bulk`, or
+SQLAlchemy's ``JSON`` type): one line each, as the reader needs. A value is a string or
+``null``; an empty string is read as missing, as the scoring job always read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pajson
+from sqlalchemy import text
+
+from app.extensions import db
+
+__all__ = ["Columns", "read_columns"]
+
+_LINES = {
+    "sqlite": """
+        SELECT group_concat(line, char(10)), max(position), count(*) FROM (
+            SELECT position, '{"p":' || position || ',"e":' || json_quote(external_id)
+                || ',"v":' || coalesce("values", 'null') || '}' AS line
+            FROM records WHERE source_id = :source AND position > :after
+            ORDER BY position LIMIT :size
+        ) AS batch
+    """,
+    "postgresql": """
+        SELECT string_agg(line, E'\\n'), max(position), count(*) FROM (
+            SELECT position, '{"p":' || position || ',"e":' || to_json(external_id)::text
+                || ',"v":' || coalesce("values"::text, 'null') || '}' AS line
+            FROM records WHERE source_id = :source AND position > :after
+            ORDER BY position LIMIT :size
+        ) AS batch
+    """,
+}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """One batch of a source's records, in file order."""
+
+    positions: pa.Array  # int64
+    ids: pa.Array  # string: the records' ids in their file
+    values: dict[str, pa.Array]  # attribute -> its stored values (string, missing as null)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def read_columns(source_id: int, names: Sequence[str], size: int) -> Iterator[Columns]:
+    """The records of source ``source_id`` in batches of ``size``: positions, ids, and the
+    stored values of the attributes ``names``."""
+    dialect = db.session.get_bind().dialect.name
+    sql = text(_LINES["postgresql" if dialect == "postgresql" else "sqlite"])
+    schema = pa.schema(
+        [
+            ("p", pa.int64()),
+            ("e", pa.string()),
+            ("v", pa.struct([(name, pa.string()) for name in names])),
+        ]
+    )
+    after = -1
+    while True:
+        lines, last, count = db.session.execute(
+            sql, {"source": source_id, "after": after, "size": size}
+        ).one()
+        if not count:
+            return
+        yield _parse(lines.encode("utf-8"), schema, names)
+        after = last
+        if count < size:
+            return
+
+
+def _parse(lines: bytes, schema: pa.Schema, names: Sequence[str]) -> Columns:
+    table = pajson.read_json(
+        pa.BufferReader(lines),
+        read_options=pajson.ReadOptions(block_size=max(1 << 20, len(lines) + 1)),
+        parse_options=pajson.ParseOptions(
+            explicit_schema=schema, unexpected_field_behavior="ignore"
+        ),
+    )
+    positions = table.column("p").combine_chunks()
+    if len(positions) > 1 and not pc.all(pc.greater(positions[1:], positions[:-1])).as_py():
+        table = table.sort_by("p")  # an aggregate's order is the query's in practice only
+        positions = table.column("p").combine_chunks()
+    stored = table.column("v").combine_chunks()
+    values = {}
+    for i, name in enumerate(names):
+        column = stored.field(i)
+        if stored.null_count:  # a document that is JSON null: every value missing
+            column = pc.if_else(pc.is_valid(stored), column, pa.scalar(None, pa.string()))
+        values[name] = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+    return Columns(positions, table.column("e").combine_chunks(), values)
