@@ -6,7 +6,8 @@ file per source, untimed: that is what a linkage team running Splink by hand wou
 from. :func:`splink_alone` then times what Splink itself does with them, on the same engine
 settings as the job (a DuckDB database file, the predictions as Parquet):
 
-- **load**: ``CREATE TABLE t_A AS SELECT * FROM read_parquet(...)``;
+- **load**: each file read into an Arrow table (``pyarrow.parquet.read_table``) and handed
+  to DuckDB as Splink itself hands an Arrow table over (``register``, read in place);
 - **predict**: a ``Linker`` on those tables with the model's settings as the job writes them
   (``run_settings``), ``inference.predict()``;
 - **write**: ``COPY`` of the predictions' output columns to Parquet (record positions as
@@ -66,8 +67,9 @@ def splink_alone(files: dict[str, Path], model, layout, folder: Path, threads=No
     con.execute("SET preserve_insertion_order = false")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
-    for label, path in files.items():
-        con.execute(f"CREATE TABLE t_{label} AS SELECT * FROM read_parquet(?)", [str(path)])
+    arrow = {label: pq.read_table(path) for label, path in files.items()}
+    for label, table in arrow.items():
+        con.register(f"t_{label}", table)
     phases["load"] = time.perf_counter() - clock
     clock = time.perf_counter()
     api = DuckDBAPI(connection=con)

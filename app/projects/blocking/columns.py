@@ -1,8 +1,13 @@
 """Blocking keys and pair counts over Arrow columns instead of one dict per record.
 
-:func:`key_column` is :meth:`Key.apply` over a column, evaluated once per distinct value (a
-key is a pure function of the value, so the result is the same value by value; a column of
-a million names holds a few thousand distinct ones). :func:`count_candidates_of` is
+:func:`key_column` is :meth:`Key.apply` over a column: with Arrow's string kernels for the
+transforms they spell exactly (``first_n``/``last_n`` slice code points as Python does; a
+date part only once every value is eight ASCII digits, where ``isdigit`` holds), else by
+calling :meth:`Key.apply` once per distinct value (a key is a pure function of the value; a
+column of a million names holds a few thousand distinct ones). The tests check both forms
+against the per-value function on arbitrary text (``tests/projects/blocking``).
+
+:func:`count_candidates_of` is
 :func:`~.counting.count_pairs` of :func:`~.codes.rule_codes` over columns: the keys are
 coded by Arrow's hash encoding instead of a sort of Python strings, and a count reads codes
 only where they are equal, so the totals are the same.
@@ -18,8 +23,14 @@ import pyarrow.compute as pc
 
 from app.projects.blocking.codes import Key, Rule, combine
 from app.projects.blocking.counting import count_codes
+from app.projects.blocking.rules import DATE_PARTS
 
-__all__ = ["column_codes", "count_candidates_of", "key_column", "map_distinct"]
+__all__ = [
+    "all_eight_digits", "blank_to_null", "column_codes", "count_candidates_of", "key_column",
+    "map_distinct",
+]  # fmt: skip
+
+_EIGHT_DIGITS = "^[0-9]{8}$"
 
 
 def map_distinct(function: Callable, values: pa.Array, type: pa.DataType) -> pa.Array:
@@ -34,7 +45,33 @@ def map_distinct(function: Callable, values: pa.Array, type: pa.DataType) -> pa.
 
 def key_column(key: Key, values: pa.Array) -> pa.Array:
     """``[key.apply(v) for v in values]`` as a string column."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    transform, n = key.transform, key.n
+    if transform == "exact":
+        return blank_to_null(values)
+    if transform in ("first_n", "last_n") and isinstance(n, int) and n >= 1:
+        start, stop = (0, n) if transform == "first_n" else (-n, None)
+        return blank_to_null(pc.utf8_slice_codeunits(values, start, stop))
+    if transform in DATE_PARTS and all_eight_digits(values):
+        part = DATE_PARTS[transform]
+        return pc.utf8_slice_codeunits(values, part.start, part.stop)
     return map_distinct(key.apply, values, pa.string())
+
+
+def all_eight_digits(values: pa.Array) -> bool:
+    """Whether every value present is eight ASCII digits (as a stored ``MMDDYYYY`` date)."""
+    if values.null_count == len(values):
+        return True
+    return bool(pc.all(pc.match_substring_regex(values, _EIGHT_DIGITS)).as_py())
+
+
+def blank_to_null(values: pa.Array) -> pa.Array:
+    """``values`` with each ``""`` missing (``v or None``)."""
+    if not pc.any(pc.equal(values, "")).as_py():
+        return values
+    # (Arrow's fast path: the null scalar last)
+    return pc.if_else(pc.not_equal(values, ""), values, pa.scalar(None, values.type))
 
 
 def column_codes(values: pa.Array) -> np.ndarray:
@@ -42,8 +79,7 @@ def column_codes(values: pa.Array) -> np.ndarray:
     (null or ``""``, as :func:`~.codes.factorize` reads them)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    values = pc.if_else(pc.equal(values, ""), pa.scalar(None, values.type), values)
-    indices = pc.dictionary_encode(values).indices
+    indices = pc.dictionary_encode(blank_to_null(values)).indices
     return pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 

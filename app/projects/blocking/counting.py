@@ -62,7 +62,7 @@ def count_codes(codes: Sequence[np.ndarray], n_a: int, n: int, *, dedupe: bool) 
             if code is None:
                 per_rule[r] = count
             new[r] += count if size % 2 == 0 else -count
-            visit(joint, size + 1, r + 1)
+            visit(_partnered(joint, n_a, dedupe=dedupe, n=n), size + 1, r + 1)
 
     visit(None, 0, 0)
     return PairCount(per_rule, new, sum(new))
@@ -86,15 +86,41 @@ def _count(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> int:
     return int((ca * cb).sum())
 
 
+def _partnered(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> np.ndarray:
+    """``code`` with ``-1`` where no other record shares it (for the sets of rules above
+    this one: a record no pair agrees with here is in no pair of a larger set), so their
+    codes are computed on fewer records."""
+    size = int(code.max()) + 1
+    valid = code >= 0
+    if code.size == n and dedupe:
+        sides = [code]
+        keep = np.bincount(code[valid], minlength=size) > 1
+    else:
+        left, right = (code, code) if code.size == n else (code[:n], code[n:])
+        sides = [left[:n_a], right[n_a:]] if not dedupe else [left, right]
+        keep = np.ones(size, bool)
+        for side in sides:
+            keep &= np.bincount(side[side >= 0], minlength=size) > 0
+    keep = np.r_[keep, False]  # code -1 reads the extra last entry
+    return np.where(keep[code], code, -1)
+
+
 def _ordered(left: np.ndarray, right: np.ndarray) -> int:
     """``#{(i, j): i < j, left[i] == right[j] >= 0}``, by one sort of both sides' codes."""
     index = np.arange(left.size, dtype=np.int64)
-    keep_l, keep_r = left >= 0, right >= 0
+    # Only a code on both sides makes a pair (a swapped-names rule: few do).
+    size = int(max(left.max(), right.max())) + 1
+    both = (np.bincount(left[left >= 0], minlength=size) > 0) & (
+        np.bincount(right[right >= 0], minlength=size) > 0
+    )
+    both = np.r_[both, False]  # code -1 (missing) reads the extra last entry: kept out
+    keep_l, keep_r = both[left], both[right]
     code = np.concatenate([left[keep_l], right[keep_r]])
     position = np.concatenate([index[keep_l], index[keep_r]])
-    # At one position a right entry sorts before the left one: i < j is strict.
+    # At one position a right entry sorts before the left one: i < j is strict. One sort of
+    # a single integer key (code, position, side) instead of a lexsort of three arrays.
     is_left = np.concatenate([np.ones(keep_l.sum(), bool), np.zeros(keep_r.sum(), bool)])
-    order = np.lexsort((is_left, position, code))
+    order = np.argsort((code * left.size + position) * 2 + is_left)
     code, is_left = code[order], is_left[order]
     lefts_so_far = np.cumsum(is_left)
     starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])

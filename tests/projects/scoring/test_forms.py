@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.projects.scoring import ModelError, check_model
-from app.projects.scoring.model.forms import DATE, ISO, read_forms, write_dates
+from app.projects.scoring.model.forms import DATE, ISO, date_column, read_forms, write_dates
 
 ATTRIBUTES = {"name": "string", "dob": "date", "postcode": "id"}
 
@@ -97,3 +98,29 @@ def test_dates_are_written_as_strftime_writes_them(day):
     for layout in ("%Y%m%d", "%d/%m/%Y", "%Y-%m-%d", "%y.%m.%d"):
         assert write_dates([stored], layout) == [day.strftime(layout)]
     assert write_dates([stored, None], DATE) == [day, None]
+
+
+STORED = st.one_of(
+    st.none(),
+    st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)).map(lambda d: f"{d:%m%d}{d.year:04d}"),
+    st.from_regex(r"[0-9]{8}", fullmatch=True),  # months and days that do not exist, year 0
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=9),
+    st.text("0123456789٣", min_size=8, max_size=8),  # digits of another script: int() reads them
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(STORED, max_size=20),
+    st.sampled_from([DATE, ISO, "%Y%m%d", "%d/%m/%y", "%m-%d", "%Y", "-"]),
+)
+def test_a_date_column_is_write_dates_value_by_value(stored, form):
+    try:
+        expected = write_dates(stored, form)
+    except ValueError:  # a stored date that is no day: refused both ways
+        with pytest.raises(ValueError):
+            date_column(pa.array(stored, pa.string()), form)
+        return
+    column = date_column(pa.array(stored, pa.string()), form)
+    assert column.type == (pa.date32() if form == DATE else pa.string())
+    assert column.to_pylist() == expected

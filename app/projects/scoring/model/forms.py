@@ -179,12 +179,53 @@ def write_dates(stored: Iterable[str | None], form: str) -> list:
 
 def date_column(stored, form: str):
     """:func:`write_dates` of an Arrow column of stored dates, as an Arrow column (``date32``
-    for :data:`DATE`, else text), each distinct date written once."""
+    for :data:`DATE`, else text).
+
+    When every date present is eight ASCII digits, the layout is assembled from slices of
+    the column, and a :data:`DATE` is Arrow's cast of its ``YYYY-MM-DD`` text (which refuses
+    a day its month does not have, as :class:`datetime.date` does; year 0 is left to the
+    per-value path, which refuses it); otherwise each distinct date is written once.
+    """
     import pyarrow as pa
 
-    from app.projects.blocking.columns import map_distinct
+    from app.projects.blocking.columns import all_eight_digits, map_distinct
 
+    if isinstance(stored, pa.ChunkedArray):
+        stored = stored.combine_chunks()
+    if all_eight_digits(stored):
+        text = _layout_column(stored, ISO if form == DATE else form)
+        if text is not None and form != DATE:
+            return text
+        if text is not None and not _year_zero(stored):
+            try:
+                return text.cast(pa.date32())
+            except pa.ArrowInvalid:
+                pass  # a day not in its month: the per-value path raises as it always did
     return map_distinct(date_writer(form), stored, pa.date32() if form == DATE else pa.string())
+
+
+def _layout_column(stored, layout: str):
+    """The stored (eight-digit) dates in ``layout``, from slices; None for a layout of no
+    code (every date the same text: left to the per-value path)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    slices = {"%Y": (4, 8), "%y": (6, 8), "%m": (0, 2), "%d": (2, 4)}
+    parts = [p for p in re.split(r"(%[Yymd])", layout) if p]
+    if not any(p in slices for p in parts):
+        return None
+    pieces = [
+        pc.utf8_slice_codeunits(stored, *slices[p]) if p in slices else pa.scalar(p) for p in parts
+    ]
+    if len(pieces) == 1:
+        return pieces[0]
+    return pc.binary_join_element_wise(*pieces, "")
+
+
+def _year_zero(stored) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.equal(pc.utf8_slice_codeunits(stored, 4, 8), "0000")).as_py())
 
 
 def date_writer(form: str):

@@ -6,8 +6,10 @@ every working file in :meth:`close`, whatever happened before. :meth:`interrupt`
 another thread when the job is cancelled) stops what it is computing: DuckDB's
 ``interrupt()``, or Spark's cancel of the run's job group.
 
-DuckDB works in a database file inside the job's own working directory (spilling there
-too). Once the rows are in, it is locked down: ``enable_external_access = false`` (no file,
+DuckDB reads the working rows in place, as Arrow tables registered on its connection (what
+Splink itself does with an Arrow table; no copy into DuckDB's storage), and writes its own
+tables to a database file inside the job's own working directory (spilling there too). Once
+the rows are registered, it is locked down: ``enable_external_access = false`` (no file,
 no extension, no ``read_csv``/``COPY`` reaches outside), then ``lock_configuration`` so
 nothing can set it back; the SQL Splink runs is written by the application anyway
 (:mod:`.working`), this is the second wall.
@@ -65,24 +67,19 @@ class DuckDBBackend:
             self.con.execute(f"SET threads = {int(threads)}")
         if memory:
             self.con.execute("SET memory_limit = ?", [str(memory)])
-        self.created: set[str] = set()
+        self.parts: dict[str, list[pa.RecordBatch]] = {}
+        self.arrow: list[pa.Table] = []  # the working tables DuckDB reads, alive until close
 
     def append(self, label: str, batch: pa.RecordBatch) -> None:
-        table = f"t_{label}"
-        self.con.register("incoming", pa.Table.from_batches([batch]))
-        if table in self.created:
-            self.con.execute(f'INSERT INTO "{table}" SELECT * FROM incoming')
-        else:
-            self.con.execute(f'CREATE TABLE "{table}" AS SELECT * FROM incoming')
-            self.created.add(table)
-        self.con.unregister("incoming")
+        self.parts.setdefault(label, []).append(batch)
 
     def tables(self, labels: list[str], schema: pa.Schema):
         from splink import DuckDBAPI
 
-        for label in labels:  # a source without records still needs its (empty) table
-            if f"t_{label}" not in self.created:
-                self.append(label, pa.RecordBatch.from_pylist([], schema=schema))
+        for label in labels:  # a source without records still has its (empty) table
+            table = pa.Table.from_batches(self.parts.pop(label, []), schema=schema)
+            self.con.register(f"t_{label}", table)  # read in place: Splink's own way with Arrow
+            self.arrow.append(table)
         self.con.execute("SET enable_external_access = false")
         self.con.execute("SET lock_configuration = true")
         api = DuckDBAPI(connection=self.con)
@@ -104,6 +101,7 @@ class DuckDBBackend:
         try:
             self.con.close()
         finally:
+            self.arrow.clear()
             shutil.rmtree(self.work_dir, ignore_errors=True)
 
 

@@ -25,6 +25,7 @@ import pyarrow.json as pajson
 from sqlalchemy import text
 
 from app.extensions import db
+from app.projects.blocking.columns import blank_to_null
 
 __all__ = ["Columns", "read_columns"]
 
@@ -97,11 +98,7 @@ def _parse(lines: bytes, schema: pa.Schema, names: Sequence[str]) -> Columns:
     if len(positions) > 1 and not pc.all(pc.greater(positions[1:], positions[:-1])).as_py():
         table = table.sort_by("p")  # an aggregate's order is the query's in practice only
         positions = table.column("p").combine_chunks()
-    stored = table.column("v").combine_chunks()
-    values = {}
-    for i, name in enumerate(names):
-        column = stored.field(i)
-        if stored.null_count:  # a document that is JSON null: every value missing
-            column = pc.if_else(pc.is_valid(stored), column, pa.scalar(None, pa.string()))
-        values[name] = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+    # flatten: a document that is JSON null has every value missing
+    stored = table.column("v").combine_chunks().flatten()
+    values = {name: blank_to_null(column) for name, column in zip(names, stored, strict=True)}
     return Columns(positions, table.column("e").combine_chunks(), values)
