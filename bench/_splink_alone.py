@@ -49,7 +49,10 @@ def working_table(project, model, folder: Path) -> tuple[dict[str, Path], object
     files = {}
     for label in ["A", "B"] if link else ["A"]:
         files[label] = folder / f"working_{label}.parquet"
-        pq.write_table(pa.Table.from_batches(parts.get(label, []), schema=schema), files[label])
+        table = pa.Table.from_batches(parts.get(label, []), schema=schema)
+        # row groups of the job's batches: Arrow chunks of the same size once read back,
+        # which DuckDB scans in parallel as it does the job's
+        pq.write_table(table, files[label], row_group_size=50_000)
     return files, layout
 
 
@@ -64,6 +67,9 @@ def splink_alone(files: dict[str, Path], model, layout, folder: Path, threads=No
     phases: dict[str, float] = {}
     clock = time.perf_counter()
     con = duckdb.connect(str(folder / "alone.duckdb"))
+    spill = folder / "alone-spill"
+    spill.mkdir(exist_ok=True)
+    con.execute("SET temp_directory = ?", [str(spill)])  # the job's DuckDB settings
     con.execute("SET preserve_insertion_order = false")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
@@ -86,6 +92,7 @@ def splink_alone(files: dict[str, Path], model, layout, folder: Path, threads=No
     con.execute(f"COPY (SELECT {columns} FROM {name}) TO '{out}' (FORMAT parquet)")
     phases["write"] = time.perf_counter() - clock
     con.close()
+    (folder / "alone.duckdb").unlink()
     written = pq.read_table(out, columns=["match_probability"]).column(0)
     return {
         "seconds": sum(phases.values()),

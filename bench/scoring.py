@@ -18,9 +18,10 @@ that make about ten candidate pairs per record (8-10 million at a million record
 
 The model is trained first by the application on a small project of the same generator
 (``--train-records``, default 20,000) and stored with the big one, as a manager would upload
-it. Splink is imported before anything is timed (a job's process pays that once). Prints the
-wall time of each path and of its phases, and the issue's target (scoring ≤ 120 s at 1M
-records). ``--quick``: 20,000 records, in seconds.
+it. Splink is imported before anything is timed (a job's process pays that once); with
+``--repeat N`` the job and Splink alone run N times, alternately, the best of each kept (the
+machine is shared). Prints the wall time of each path and of its phases, and the issue's
+target (scoring ≤ 120 s at 1M records). ``--quick``: 20,000 records, in seconds.
 
 Only names present on ``main`` are used, so this file copied into a worktree at ``main``
 times ``main``'s job against the same baseline (the before/after figures of RESULTS.md).
@@ -85,7 +86,9 @@ def _project(n: int):
     return project, owner
 
 
-def run(records: int, train_records: int, postgres: str | None, listing: bool = True) -> dict:
+def run(
+    records: int, train_records: int, postgres: str | None, listing: bool = True, repeat: int = 1
+) -> dict:
     import pyarrow.parquet as pq
     import splink  # noqa: F401 (imported before anything is timed)
 
@@ -117,17 +120,20 @@ def run(records: int, train_records: int, postgres: str | None, listing: bool = 
             model = load_model(project, row)
             files, layout = working_table(project, model, Path(tmp))  # untimed: the input
 
-            started = time.perf_counter()
             predictions = Path(tmp) / "predictions.parquet"
-            outcome = run_scoring(project, model, predict_to=predictions)
-            out["ours_seconds"] = time.perf_counter() - started
-            out["pairs"] = outcome.pairs
-            out["phases"] = outcome.phases
+            threads = app.config.get("SCORING_DUCKDB_THREADS")
+            for _ in range(repeat):  # alternately; the best of each is kept
+                started = time.perf_counter()
+                outcome = run_scoring(project, model, predict_to=predictions)
+                seconds = time.perf_counter() - started
+                if seconds < out.get("ours_seconds", float("inf")):
+                    out.update(ours_seconds=seconds, phases=outcome.phases)
+                out["pairs"] = outcome.pairs
+                alone = splink_alone(files, model, layout, Path(tmp), threads)
+                if alone["seconds"] < out.get("alone", {}).get("seconds", float("inf")):
+                    out["alone"] = alone
             probability = pq.read_table(predictions, columns=["match_probability"]).column(0)
             out["probability_sum"] = float(pc_sum(probability))
-
-            threads = app.config.get("SCORING_DUCKDB_THREADS")
-            out["alone"] = splink_alone(files, model, layout, Path(tmp), threads)
 
             if listing:
                 rules = list(model.rules)
@@ -161,11 +167,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--no-listing", action="store_true", help="skip the in-app blocking's listing"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run the job and Splink alone N times, "
+        "alternately, and keep the best of each (default 1)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     records = 20_000 if args.quick else args.records
     train = 5_000 if args.quick else min(args.train_records, records)
     postgres = args.postgres or (quick_postgres() if args.quick else None)
-    r = run(records, train, postgres, listing=not args.no_listing)
+    r = run(records, train, postgres, listing=not args.no_listing, repeat=args.repeat)
     ours, alone = r["ours_seconds"], r["alone"]
     print(
         f"records {records:,}  candidate pairs {r['pairs']:,} (Splink alone "

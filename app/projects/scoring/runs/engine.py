@@ -140,6 +140,7 @@ def run_scoring(
             tables = engine.tables(labels, layout.schema(with_source=len(labels) == 2))
             settings = run_settings(model, layout, engine.dialect)
             linker = Linker(tables if len(tables) > 1 else tables[0], settings, log_level=None)
+            phase("start")
             if training:
                 model = _train(linker, model, training[0], em_rules, deterministic, layout, steps)
                 phase("train")

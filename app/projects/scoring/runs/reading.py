@@ -16,8 +16,10 @@ SQLAlchemy's ``JSON`` type): one line each, as the reader needs. A value is a st
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -49,6 +51,9 @@ _LINES = {
 }
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class Columns:
     """One batch of a source's records, in file order."""
@@ -61,9 +66,20 @@ class Columns:
         return len(self.positions)
 
 
-def read_columns(source_id: int, names: Sequence[str], size: int) -> Iterator[Columns]:
-    """The records of source ``source_id`` in batches of ``size``: positions, ids, and the
-    stored values of the attributes ``names``."""
+def _same(columns: Columns) -> Columns:
+    return columns
+
+
+def read_columns(
+    source_id: int, names: Sequence[str], size: int, then: Callable[[Columns], T] = _same
+) -> Iterator[T]:
+    """``then`` of each batch of the records of source ``source_id`` (``size`` records:
+    their positions, ids, and the stored values of the attributes ``names``).
+
+    The database is queried from the caller's thread (its session) and the answer parsed
+    and given to ``then`` in one other thread, so the next batch's query runs while the
+    last one is parsed: Arrow and the database's driver both release the GIL.
+    """
     dialect = db.session.get_bind().dialect.name
     sql = text(_LINES["postgresql" if dialect == "postgresql" else "sqlite"])
     schema = pa.schema(
@@ -73,17 +89,23 @@ def read_columns(source_id: int, names: Sequence[str], size: int) -> Iterator[Co
             ("v", pa.struct([(name, pa.string()) for name in names])),
         ]
     )
-    after = -1
-    while True:
-        lines, last, count = db.session.execute(
-            sql, {"source": source_id, "after": after, "size": size}
-        ).one()
-        if not count:
-            return
-        yield _parse(lines.encode("utf-8"), schema, names)
-        after = last
-        if count < size:
-            return
+
+    def convert(lines: str) -> T:
+        return then(_parse(lines.encode("utf-8"), schema, names))
+
+    with ThreadPoolExecutor(1, thread_name_prefix="scoring-read") as pool:
+        after, pending, more = -1, None, True
+        while more:
+            lines, last, count = db.session.execute(
+                sql, {"source": source_id, "after": after, "size": size}
+            ).one()
+            after, more = last, count == size
+            parsed = pool.submit(convert, lines) if count else None
+            if pending is not None:
+                yield pending.result()
+            pending = parsed
+        if pending is not None:
+            yield pending.result()
 
 
 def _parse(lines: bytes, schema: pa.Schema, names: Sequence[str]) -> Columns:

@@ -174,9 +174,12 @@ def working_rows(project: Project, layout: Layout, batch: int = BATCH) -> Iterat
         .order_by(Source.label)
     ).all()
     for source_id, label in sources:
-        for columns in read_columns(source_id, list(layout.attributes), batch):
+
+        def rows(columns: Columns, label: str = label) -> Rows:
             working = _batch(label, columns, layout, schema, link)
-            yield Rows(label, working, columns.ids, columns.values)
+            return Rows(label, working, columns.ids, columns.values)
+
+        yield from read_columns(source_id, list(layout.attributes), batch, rows)
 
 
 def record_batches(
