@@ -26,8 +26,8 @@ from app.projects.blocking.counting import count_codes
 from app.projects.blocking.rules import DATE_PARTS
 
 __all__ = [
-    "all_eight_digits", "blank_to_null", "column_codes", "count_candidates_of", "key_column",
-    "map_distinct",
+    "all_eight_digits", "blank_to_null", "candidate_codes", "column_codes",
+    "count_candidates_of", "key_column", "map_distinct",
 ]  # fmt: skip
 
 _EIGHT_DIGITS = "^[0-9]{8}$"
@@ -89,6 +89,13 @@ def count_candidates_of(
     """Distinct candidate pairs of ``rules`` over records given as ``columns`` (attribute ->
     its stored values, records of A first, ``n_a`` of them, then B's): what
     :func:`~.pairing.count_candidates` counts over the same records."""
+    n = len(next(iter(columns.values()))) if columns else 0
+    return count_codes(candidate_codes(rules, columns), n_a, n, dedupe=dedupe).total
+
+
+def candidate_codes(rules: Sequence[Rule], columns: Mapping[str, pa.Array]) -> list[np.ndarray]:
+    """Per rule, every record's key codes over ``columns`` (``n`` codes, or ``2n``: left,
+    then right), equal exactly where :func:`~.codes.rule_codes` makes them equal."""
     cache: dict[Key, pa.Array] = {}
     single: dict[Key, np.ndarray] = {}
 
@@ -105,7 +112,6 @@ def count_candidates_of(
             single[key] = column_codes(keys(key))
         return single[key]
 
-    n = len(next(iter(columns.values()))) if columns else 0
     out = []
     for rule in rules:
         code = None
@@ -116,4 +122,4 @@ def count_candidates_of(
                 term = column_codes(pa.concat_arrays([keys(left), keys(right)]))
             code = term if code is None else combine(code, term)
         out.append(code)
-    return count_codes(out, n_a, n, dedupe=dedupe).total
+    return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from app.projects.blocking.codes import Rule, combine, rule_codes
 
-__all__ = ["PairCount", "Records", "count_codes", "count_pairs"]
+__all__ = ["PairCount", "Records", "count_codes", "count_pairs", "rule_pairs"]
 
 Records = Mapping[str, Mapping[str, str | None]]
 
@@ -44,6 +44,12 @@ def count_pairs(
     values = [*records_a.values(), *(records_b.values() if records_b is not None else ())]
     codes = rule_codes(rules, values) if codes is None else codes
     return count_codes(codes, len(records_a), len(values), dedupe=records_b is None)
+
+
+def rule_pairs(codes: Sequence[np.ndarray], n_a: int, n: int, *, dedupe: bool) -> list[int]:
+    """The pairs each rule makes on its own (:func:`count_codes`'s ``per_rule``, without the
+    intersections): their sum bounds the distinct total from above."""
+    return [_count(code, n_a, dedupe=dedupe, n=n) for code in codes]
 
 
 def count_codes(codes: Sequence[np.ndarray], n_a: int, n: int, *, dedupe: bool) -> PairCount:

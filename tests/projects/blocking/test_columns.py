@@ -8,8 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.projects.blocking.codes import rule_codes
-from app.projects.blocking.columns import column_codes, count_candidates_of, key_column
-from app.projects.blocking.counting import count_pairs
+from app.projects.blocking.columns import (
+    candidate_codes,
+    column_codes,
+    count_candidates_of,
+    key_column,
+)
+from app.projects.blocking.counting import count_pairs, rule_pairs
 from app.projects.blocking.rules import DATE_PARTS, PHONETIC, Key, Rule
 
 # Arrow holds UTF-8: no lone surrogates. Digits of other scripts pass str.isdigit().
@@ -72,8 +77,11 @@ def test_count_candidates_of_is_count_pairs(a, b, rules):
     records_b = None if b is None else dict(enumerate(b))
     every = [*a, *(b or [])]
     columns = {name: pa.array([r[name] for r in every], pa.string()) for name in RECORD_NAMES}
-    expected = count_pairs(records_a, records_b, rules, rule_codes(rules, every)).total
-    assert count_candidates_of(rules, columns, len(a), dedupe=b is None) == expected
+    expected = count_pairs(records_a, records_b, rules, rule_codes(rules, every))
+    assert count_candidates_of(rules, columns, len(a), dedupe=b is None) == expected.total
+    codes = candidate_codes(rules, columns)
+    alone = rule_pairs(codes, len(a), len(every), dedupe=b is None)
+    assert alone == expected.per_rule and sum(alone) >= expected.total
 
 
 RECORD_NAMES = ("first", "last", "dob")

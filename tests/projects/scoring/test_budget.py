@@ -124,6 +124,22 @@ def test_more_pairs_than_the_bound_are_refused_before_predicting(app, manager):
     assert job.result["estimate"]["pairs"] > 3
 
 
+@pytest.mark.parametrize("bound, refused", [(10, False), (9, True)])
+def test_rules_that_overlap_past_the_bound_are_counted_exactly(app, manager, bound, refused):
+    """By initial: 10 pairs (ann, anne against ann, anne; one each for the rest); by name: 8,
+    all of them among those. Each rule alone sums to 18, past the bound: the run counts the
+    distinct 10 exactly, and scores them when the bound is 10, refuses at 9."""
+    app.config["SCORING_MAX_PAIRS"] = bound
+    project_id = project(app, manager)
+    data = model('"name_l" = "name_r"')
+    data["blocking_rules_to_generate_predictions"] = ['block_on("initial")', 'block_on("name")']
+    job = score(app, project_id, manager, data)
+    assert job.status == "done", job.error
+    assert job.result["estimate"]["pairs"] == 10
+    assert job.result["pairs"] == (None if refused else 10)
+    assert (job.result["refused"] is not None) == refused
+
+
 _COLUMN = st.sampled_from(['"a_l"', '"a_r"', '"b_l"', "'xy'"])
 
 

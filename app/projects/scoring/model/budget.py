@@ -4,12 +4,13 @@ A checked model says what it may call, not how long it runs: a model whose condi
 fine on names of ten characters may compare 1,000-character values under an edit distance,
 over millions of pairs (issue 42: 20 pairs ran for 10 minutes). Before predicting, a run
 knows both factors: the longest value of each attribute (read as the records are loaded into
-the working tables, :func:`note_lengths`) and its candidate pairs, counted exactly by the
-application's blocking on the columns read for those tables
-(:func:`app.projects.blocking.count_candidates_of`: the model's rules make the same pairs in
-Splink). Each comparison level's work for one pair is bounded by
-:func:`app.core.sqlexpr.cost` at those lengths (character operations: an edit distance of
-strings of m and n characters counts m·n), every level counted as if each pair reached it.
+the working tables, :func:`note_lengths`) and its candidate pairs, counted by the
+application's blocking on the columns read for those tables (the model's rules make the same
+pairs in Splink): exactly when a bound could be passed, else bounded by the pairs of each
+rule alone and, once predicted, Splink's own count (:func:`estimate`). Each comparison
+level's work for one pair is bounded by :func:`app.core.sqlexpr.cost` at those lengths
+(character operations: an edit distance of strings of m and n characters counts m·n), every
+level counted as if each pair reached it.
 
 A run of more than ``SCORING_MAX_PAIRS`` pairs (default ``MAX_SCORED_PAIRS``, what the
 project can import) or ``SCORING_MAX_WORK`` character operations (default 10^12: about an
@@ -27,7 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from app.core.sqlexpr import Column, cost
-from app.projects.blocking import count_candidates_of
+from app.projects.blocking.columns import candidate_codes
+from app.projects.blocking.counting import count_codes, rule_pairs
 from app.projects.scoring.model.definition import Model
 
 __all__ = ["DEFAULT_MAX_WORK", "Estimate", "bounds", "estimate", "note_lengths", "refusal"]
@@ -77,9 +79,18 @@ def estimate(
     n_a: int,
     *,
     dedupe: bool,
-) -> Estimate:
-    """The pairs ``model`` will score and the work of one, at ``longest``: the pairs counted
-    over the records' ``stored`` values (attribute -> column, A's ``n_a`` records first)."""
+    config: Mapping,
+) -> tuple[Estimate, bool]:
+    """What ``model`` will compute at ``longest``, its candidate pairs counted over the
+    records' ``stored`` values (attribute -> column, A's ``n_a`` records first); and whether
+    that count is exact.
+
+    The pairs each rule makes alone are counted first: their sum bounds the distinct pairs
+    from above, so when the bound is within the bounds of ``config`` no run is refused and
+    the bound is returned (``False``: the run takes the count from Splink's predictions,
+    the same pairs). Otherwise the distinct pairs are counted exactly (inclusion–exclusion
+    over the rules' intersections, :func:`~app.projects.blocking.counting.count_codes`).
+    """
 
     def length(column: Column) -> int:
         return longest.get(column.name, 0)
@@ -90,7 +101,12 @@ def estimate(
         for level in comparison.levels
         if level.condition is not None
     )
-    return Estimate(count_candidates_of(model.rules, stored, n_a, dedupe=dedupe), per_pair)
+    codes = candidate_codes(model.rules, stored)
+    n = len(next(iter(stored.values()))) if stored else 0
+    bound = Estimate(sum(rule_pairs(codes, n_a, n, dedupe=dedupe)), per_pair)
+    if refusal(bound, config) is None:
+        return bound, False
+    return Estimate(count_codes(codes, n_a, n, dedupe=dedupe).total, per_pair), True
 
 
 def refusal(found: Estimate, config: Mapping) -> str | None:

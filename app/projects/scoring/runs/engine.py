@@ -147,8 +147,11 @@ def run_scoring(
             pairs = None
             if predict_to is not None:
                 steps.begin("estimating the candidate pairs and their work")
-                found = estimate(model, longest, *stored.columns(), dedupe=len(labels) == 1)
-                refused = refusal(found, current_app.config)
+                config = current_app.config
+                found, exact = estimate(
+                    model, longest, *stored.columns(), dedupe=len(labels) == 1, config=config
+                )
+                refused = refusal(found, config) if exact else None
                 phase("estimate")
             if predict_to is not None and refused is None:
                 rules = len(model.rules)
@@ -159,6 +162,8 @@ def run_scoring(
                 steps.begin("writing the predictions")
                 batches = engine.batches(predictions, OUT_BATCH)
                 pairs = write_predictions(batches, ids, predict_to, dedupe=len(labels) == 1)
+                if not exact:  # a bound: the exact count is Splink's
+                    found = dataclasses.replace(found, pairs=pairs)
                 phase("write")
             linker.table_management.delete_tables_created_by_splink_from_db()
     finally:

@@ -4,12 +4,14 @@ Splink's predictions name a record by its ``unique_id`` (its position in its fil
 ``source_dataset``; the file names it by its id in the file. :class:`Ids` keeps the ids read
 with the working rows as one Arrow column and, per source, where each position's id is in
 it, so a batch of predictions gets its ids by one ``take`` per side on whole columns. The
-file is written atomically (a temporary file renamed).
+file is written atomically (a temporary file renamed), its encoding overlapped with the
+next batch's fetch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,8 @@ OUTPUT_SCHEMA = pa.schema(
         ("match_key", pa.string()),
     ]
 )
+
+_DICTIONARY = ["source_dataset_l", "source_dataset_r", "match_key"]
 
 
 class Ids:
@@ -58,16 +62,31 @@ class Ids:
 
 
 def write_predictions(batches, ids: Ids, path: Path, *, dedupe: bool) -> int:
-    """Write the predictions with file ids; return how many."""
+    """Write the predictions with file ids; return how many.
+
+    A batch is encoded into Parquet in a worker thread while the next one is fetched and
+    given its ids (Arrow's kernels and Parquet writer release the GIL). Only the columns of
+    few distinct values are dictionary-encoded: a dictionary of the ids would be as large
+    as the column, and built for nothing.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     every, where = ids.tables()
     written = 0
     try:
-        with pq.ParquetWriter(partial, OUTPUT_SCHEMA) as writer:
+        with (
+            ThreadPoolExecutor(1, thread_name_prefix="scoring-write") as pool,
+            pq.ParquetWriter(partial, OUTPUT_SCHEMA, use_dictionary=_DICTIONARY) as writer,
+        ):
+            pending = None
             for batch in batches:
-                writer.write_batch(_output_batch(batch, every, where, dedupe))
+                out = _output_batch(batch, every, where, dedupe)
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(writer.write_batch, out)
                 written += batch.num_rows
+            if pending is not None:
+                pending.result()
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
