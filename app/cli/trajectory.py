@@ -124,6 +124,7 @@ def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_
         "sweep": "on" if sweep else "",
         "top": "1000",
     }
+    _import_kernels_meanwhile()
     texts = (_read(original), _read(anonymized))
     names = {"original": original.name, "anonymized": anonymized.name}
     try:  # the report checks both files as the upload does (check_upload), once
@@ -134,6 +135,17 @@ def rl(original, anonymized, distance, window_percent, windowed, lam, sweep, as_
     if result_path is not None:
         result_path.write_text(json.dumps(result, indent=1), encoding="utf-8")
     click.echo(json.dumps(result["report"]) if as_json else _text(result))
+
+
+def _import_kernels_meanwhile() -> None:
+    """Import the compiled kernels (numba: half a second of Python) in a thread while this
+    one reads and parses the files (Arrow and numpy, mostly without the GIL)."""
+    import importlib
+    import threading
+
+    threading.Thread(
+        target=importlib.import_module, args=("app.core.trajectory.fast",), daemon=True
+    ).start()
 
 
 def _asdict(options) -> dict:
