@@ -26,18 +26,22 @@ from app.projects.blocking.counting import count_codes
 from app.projects.blocking.rules import DATE_PARTS
 
 __all__ = [
-    "all_eight_digits", "blank_to_null", "candidate_codes", "column_codes",
+    "all_eight_digits", "as_array", "blank_to_null", "candidate_codes", "column_codes",
     "count_candidates_of", "key_column", "map_distinct",
 ]  # fmt: skip
 
 _EIGHT_DIGITS = "^[0-9]{8}$"
 
 
+def as_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One contiguous array (a chunked column's chunks combined)."""
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
 def map_distinct(function: Callable, values: pa.Array, type: pa.DataType) -> pa.Array:
     """``pa.array([function(v) for v in values], type)``, calling ``function`` once per
     distinct non-null value (a null stays null: ``function(None)`` must be ``None``)."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    values = as_array(values)
     encoded = pc.dictionary_encode(values)
     mapped = pa.array([function(v) for v in encoded.dictionary.to_pylist()], type)
     return mapped.take(encoded.indices)
@@ -45,8 +49,7 @@ def map_distinct(function: Callable, values: pa.Array, type: pa.DataType) -> pa.
 
 def key_column(key: Key, values: pa.Array) -> pa.Array:
     """``[key.apply(v) for v in values]`` as a string column."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    values = as_array(values)
     transform, n = key.transform, key.n
     if transform == "exact":
         return blank_to_null(values)
@@ -77,8 +80,7 @@ def blank_to_null(values: pa.Array) -> pa.Array:
 def column_codes(values: pa.Array) -> np.ndarray:
     """An integer code per value, equal where the values are, ``-1`` where one is missing
     (null or ``""``, as :func:`~.codes.factorize` reads them)."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    values = as_array(values)
     indices = pc.dictionary_encode(blank_to_null(values)).indices
     return pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -102,8 +104,7 @@ def candidate_codes(rules: Sequence[Rule], columns: Mapping[str, pa.Array]) -> l
     def keys(key: Key) -> pa.Array:
         if key not in cache:
             values = columns[key.attribute]
-            if isinstance(values, pa.ChunkedArray):
-                values = values.combine_chunks()
+            values = as_array(values)
             cache[key] = values if key.transform == "exact" else key_column(key, values)
         return cache[key]
 

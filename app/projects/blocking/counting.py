@@ -82,14 +82,19 @@ def _count(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> int:
         return 0
     left, right = (code, code) if code.size == n else (code[:n], code[n:])
     if dedupe and code.size == n:
-        c = np.bincount(code[code >= 0], minlength=size)
+        c = _tally(code, size)
         return int((c * (c - 1) // 2).sum())
     if dedupe:
         return _ordered(left, right)
     a, b = left[:n_a], right[n_a:]
-    ca = np.bincount(a[a >= 0], minlength=size)
-    cb = np.bincount(b[b >= 0], minlength=size)
+    ca = _tally(a, size)
+    cb = _tally(b, size)
     return int((ca * cb).sum())
+
+
+def _tally(code: np.ndarray, size: int) -> np.ndarray:
+    """How many records have each code in ``range(size)`` (``-1``, missing, not counted)."""
+    return np.bincount(code[code >= 0], minlength=size)
 
 
 def _partnered(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> np.ndarray:
@@ -97,16 +102,15 @@ def _partnered(code: np.ndarray, n_a: int, *, dedupe: bool, n: int) -> np.ndarra
     this one: a record no pair agrees with here is in no pair of a larger set), so their
     codes are computed on fewer records."""
     size = int(code.max()) + 1
-    valid = code >= 0
     if code.size == n and dedupe:
         sides = [code]
-        keep = np.bincount(code[valid], minlength=size) > 1
+        keep = _tally(code, size) > 1
     else:
         left, right = (code, code) if code.size == n else (code[:n], code[n:])
         sides = [left[:n_a], right[n_a:]] if not dedupe else [left, right]
         keep = np.ones(size, bool)
         for side in sides:
-            keep &= np.bincount(side[side >= 0], minlength=size) > 0
+            keep &= _tally(side, size) > 0
     keep = np.r_[keep, False]  # code -1 reads the extra last entry
     return np.where(keep[code], code, -1)
 
@@ -116,9 +120,7 @@ def _ordered(left: np.ndarray, right: np.ndarray) -> int:
     index = np.arange(left.size, dtype=np.int64)
     # Only a code on both sides makes a pair (a swapped-names rule: few do).
     size = int(max(left.max(), right.max())) + 1
-    both = (np.bincount(left[left >= 0], minlength=size) > 0) & (
-        np.bincount(right[right >= 0], minlength=size) > 0
-    )
+    both = (_tally(left, size) > 0) & (_tally(right, size) > 0)
     both = np.r_[both, False]  # code -1 (missing) reads the extra last entry: kept out
     keep_l, keep_r = both[left], both[right]
     code = np.concatenate([left[keep_l], right[keep_r]])

@@ -188,10 +188,9 @@ def date_column(stored, form: str):
     """
     import pyarrow as pa
 
-    from app.projects.blocking.columns import all_eight_digits, map_distinct
+    from app.projects.blocking.columns import all_eight_digits, as_array, map_distinct
 
-    if isinstance(stored, pa.ChunkedArray):
-        stored = stored.combine_chunks()
+    stored = as_array(stored)
     if all_eight_digits(stored):
         text = _layout_column(stored, ISO if form == DATE else form)
         if text is not None and form != DATE:
