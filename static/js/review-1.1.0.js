@@ -443,7 +443,19 @@
       "Yours was not saved; choose again to replace it.");
   }
 
-  async function choose(pairId, decision, confidence) {
+  /* Answers are saved one after another, in the order they were given, however fast the keys
+     come: each request carries the version the one before it returned (two keys on one pair
+     are not a conflict with oneself), and the count drawn last is the server's latest. */
+  let saving = Promise.resolve();
+  function inTurn(save) {
+    saving = saving.then(save, save);
+    return saving;
+  }
+
+  function choose(pairId, decision, confidence) { return inTurn(() => saveAnswer(pairId, decision, confidence)); }
+  function clearAnswer(pairId) { return inTurn(() => saveClear(pairId)); }
+
+  async function saveAnswer(pairId, decision, confidence) {
     if (!data) return;
     const pair = data.pairs.find((p) => p.id === pairId);
     const res = await call("POST", `${api}/decisions`,
@@ -459,7 +471,7 @@
     say(`Pair ${pair.position + 1}: ${decision}${confidence ? ", " + confidence + " confidence" : ""} saved.`);
   }
 
-  async function clearAnswer(pairId) {
+  async function saveClear(pairId) {
     if (!data) return;
     const pair = data.pairs.find((p) => p.id === pairId);
     const res = await call("POST", `${api}/decisions/clear`, { pair_id: pairId, version: pair.answer_version ?? null });
@@ -565,7 +577,7 @@
   $("grid").addEventListener("focusin", hover);
   $("grid").addEventListener("mouseout", unhover);
   $("grid").addEventListener("focusout", unhover);
-  $("submit-page").addEventListener("click", submitPage);
+  $("submit-page").addEventListener("click", () => inTurn(submitPage)); // after the answers in flight
   // Back in view (another tab may have revealed or answered meanwhile): read the server again.
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && data && !busy && Date.now() - syncedAt > 2000) load();
