@@ -1,7 +1,8 @@
 """Fixtures shared by every test: an app on SQLite or on a throwaway PostgreSQL schema.
 
 Set ``TEST_DATABASE_URL`` (e.g. ``postgresql://postgres@127.0.0.1:5432/test``) to run the
-whole suite against PostgreSQL; each test then gets a schema of its own, dropped afterwards.
+whole suite against PostgreSQL; each test then gets a schema of its own, emptied afterwards
+(:mod:`tests.pg_schemas`).
 Under ``CI=true`` an unreachable PostgreSQL stops the run with an error instead of skipping.
 
 The suite runs in parallel (``make test``: pytest-xdist, one worker per core); every test
@@ -26,6 +27,7 @@ from hypothesis import HealthCheck, settings
 
 from app import create_app
 from app.extensions import db
+from tests.pg_schemas import Schemas
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
 
@@ -108,37 +110,65 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_unconfigure(config):
+    if PG_URL:
+        _schemas().close()
+
+
 def pytest_report_header(config):
     return f"database: {'PostgreSQL ' + PG_URL if PG_URL else 'SQLite (per-test file)'}"
 
 
 @pytest.fixture
 def database_config(tmp_path):
-    """Yield the config that points an app at a fresh, empty database."""
+    """Yield the config that points an app at an empty database with every table made.
+
+    On PostgreSQL the schema is one of this process's (:mod:`tests.pg_schemas`): made once,
+    emptied after each test that used it, dropped if a test changed what it holds.
+    """
     if not PG_URL:
-        yield {
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'main.sqlite'}",
-            "VAULT_DATABASE_URI": f"sqlite:///{tmp_path / 'vault.sqlite'}",
-        }
+        yield _sqlite_config(tmp_path)
         return
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    admin = _pg_admin()
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    schema = _schemas().take(f"t_{uuid.uuid4().hex[:16]}")
     try:
         yield Schema(_pg_config(schema), name=schema)
     finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        _schemas().give_back(schema)
+
+
+@pytest.fixture
+def empty_database_config(tmp_path):
+    """Yield the config of a database without tables (a migration's start), dropped after."""
+    if not PG_URL:
+        yield _sqlite_config(tmp_path)
+        return
+    schema = _schemas().empty(f"t_{uuid.uuid4().hex[:16]}")
+    try:
+        yield Schema(_pg_config(schema), name=schema, tables=False)
+    finally:
+        _schemas().drop(schema)
+
+
+def _sqlite_config(folder: Path) -> dict:
+    return {
+        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder / 'main.sqlite'}",
+        "VAULT_DATABASE_URI": f"sqlite:///{folder / 'vault.sqlite'}",
+    }
+
+
+@cache
+def _schemas() -> Schemas:
+    return Schemas(_pg_url(PG_URL), _pg_ddl)
 
 
 class Schema(dict):
-    """A ``database_config`` of an empty PostgreSQL schema (``name``): the ``app`` fixture makes
-    its tables in one round trip (:func:`_pg_ddl`); a migration test upgrades it instead."""
+    """A ``database_config`` of PostgreSQL schema ``name``, with every table made or none (a
+    migration test upgrades it)."""
 
-    def __init__(self, config: dict, name: str) -> None:
+    def __init__(self, config: dict, name: str, tables: bool = True) -> None:
         super().__init__(config)
         self.name = name
+        self.tables = tables
 
 
 def _pg_config(schema: str) -> dict:
@@ -263,10 +293,7 @@ def app(database_config, app_overrides, tmp_path, monkeypatch):
     ours = isinstance(database_config, Schema) and all(
         config.get(key) == database_config[key] for key in mine
     )
-    if ours:  # every table in one round trip
-        with _pg_admin().connect() as conn:
-            conn.exec_driver_sql(f'SET search_path = "{database_config.name}"; {_pg_ddl()}')
-    elif not copied:
+    if not copied and not (ours and database_config.tables):
         with app.app_context():
             db.create_all()
     yield app

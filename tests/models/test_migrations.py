@@ -27,8 +27,14 @@ def _manager_and_project(now: str, name: str, kind: str) -> list[str]:
     ]
 
 
-def test_upgrade_from_empty_matches_the_models(database_config):
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
+def _app_on(database_config: dict):
+    return create_app(
+        {"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config}
+    )
+
+
+def test_upgrade_from_empty_matches_the_models(empty_database_config):
+    app = _app_on(empty_database_config)
     with app.app_context():
         upgrade()
         for bind in (None, "vault"):
@@ -52,14 +58,14 @@ def test_upgrade_from_empty_matches_the_models(database_config):
             engine.dispose()
 
 
-def test_upgrade_keeps_a_landed_databases_pair_file_project(database_config):
+def test_upgrade_keeps_a_landed_databases_pair_file_project(empty_database_config):
     """A database at the first revision, with a pair file that repeated a record pair.
 
     The first schema paired a repeat through a copy of record A (``1@P2``) and kept the
     PairIDs in ``pair_file_keys``; after the upgrade both pairs point at record A itself,
     carry their PairIDs, and the copy is gone from the records and the source's count.
     """
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
+    app = _app_on(empty_database_config)
     now = "2026-11-22 08:00:00+00:00"
     with app.app_context():
         upgrade(revision="0c313306c228")
@@ -109,10 +115,10 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(database_config):
             engine.dispose()
 
 
-def test_upgrade_counts_the_characters_of_stored_records(database_config):
+def test_upgrade_counts_the_characters_of_stored_records(empty_database_config):
     """Records stored before ``records.characters`` get their count from their values: per
     identifying attribute the value's length, a category 1, missing (or absent) 0."""
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config})
+    app = _app_on(empty_database_config)
     now = "2026-11-27 08:00:00+00:00"
     with app.app_context():
         upgrade(revision="e5c1a7d3b902")
