@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _check import agree, finish, have_revision  # noqa: E402
+from _legacy import paths as legacy_paths  # noqa: E402
 
 REFERENCE_SECONDS = 295.0  # the reference implementation, 2,082 trajectories (issue 39)
 BASELINE = "981dcb2"
@@ -69,9 +70,12 @@ def clone(revision: str, where: Path, venv: Path | None = None) -> Path:
     return where
 
 
-def timed(tree: Path, *args: str) -> tuple[float, float, str]:
-    """Wall and CPU seconds of ``.venv/bin/flask --app app ARGS`` in ``tree``, and its stdout."""
+def timed(tree: Path, *args: str, path: list[str] = ()) -> tuple[float, float, str]:
+    """Wall and CPU seconds of ``.venv/bin/flask --app app ARGS`` in ``tree``, and its stdout
+    (``path``: folders put on its ``sys.path``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "JOBS_"))}
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(path)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
@@ -86,15 +90,17 @@ def timed(tree: Path, *args: str) -> tuple[float, float, str]:
     return wall, cpu, done.stdout
 
 
-def measure(tree: Path, files: tuple[Path, Path], runs: int, install: bool) -> dict:
+def measure(
+    tree: Path, files: tuple[Path, Path], runs: int, install: bool, path: list[str] = ()
+) -> dict:
     rl = ["analytics", "rl", "--original", str(files[0]), "--anonymized", str(files[1]), "--json"]
     out = {}
     if install:
-        out["install"] = timed(tree, "analytics", "compile-kernels")[:2]
-    wall, cpu, text = timed(tree, *rl)
+        out["install"] = timed(tree, "analytics", "compile-kernels", path=path)[:2]
+    wall, cpu, text = timed(tree, *rl, path=path)
     out["first" if install else "cold"] = (wall, cpu)
     out["rl"] = json.loads(text.strip().splitlines()[-1])["rl_exact"]
-    warm = [timed(tree, *rl)[:2] for _ in range(runs)]
+    warm = [timed(tree, *rl, path=path)[:2] for _ in range(runs)]
     if warm:
         out["warm"] = (statistics.median(w for w, _ in warm), statistics.median(c for _, c in warm))
         out["best"] = min(warm)
@@ -126,8 +132,8 @@ def main() -> None:
         "--against-venv",
         type=Path,
         default=None,
-        help="virtualenv of the baseline revision when its requirements differ (before "
-        "abc3cf5 it needs Flask-Limiter): default this interpreter's",
+        help="virtualenv of the baseline revision when its requirements differ: default this "
+        "interpreter's, with bench/_legacy's stand-ins (before abc3cf5 it imports Flask-Limiter)",
     )
     parser.add_argument("--runs", type=int, default=3, help="warm commands per tree")
     parser.add_argument("--quick", action="store_true", help="120 trajectories, HEAD only")
@@ -145,8 +151,10 @@ def main() -> None:
         rows = {"ours, no install": measure(clone(head, folder / "ours-cold"), files, 0, False)}
         rows["ours, installed"] = measure(clone(head, folder / "ours"), files, runs, True)
         if against and have_revision(against):
+            # an older revision in this virtualenv imports what it no longer installs
+            stand_ins = [] if args.against_venv else legacy_paths()
             rows[f"baseline {against}"] = measure(
-                clone(against, folder / "base", args.against_venv), files, runs, False
+                clone(against, folder / "base", args.against_venv), files, runs, False, stand_ins
             )
         report(n, rows)
     results = {row["rl"] for row in rows.values()}
