@@ -124,20 +124,37 @@ def test_a_killed_run_leaves_its_folder_with_values_and_close_out_removes_it(
     config = {k: v for k, v in app.config.items() if k in database_config}
     config["SCORING_WORK_DIR"] = app.config["SCORING_WORK_DIR"]
     config["SCORING_OUTPUT_DIR"] = app.config["SCORING_OUTPUT_DIR"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tests.projects.scoring.hang", json.dumps(config), str(small),
-         str(manager)],
-        cwd=REPO,
-    )  # fmt: skip
+    told = tmp_path / "child.err"
+    with told.open("wb") as err:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tests.projects.scoring.hang", json.dumps(config),
+             str(small), str(manager)],
+            cwd=REPO, stderr=err,
+        )  # fmt: skip
     values = values_of(app, small)
+
+    def state() -> str:  # what to know when the close-out is not refused (it was once, in CI)
+        seen = [(f.name, (f / MARK).exists(), held(f)) for f in folders(app)]
+        told_tail = told.read_text(errors="replace")[-1500:]
+        with app.app_context():
+            rows = db.session.execute(db.select(Job.id, Job.status, Job.error, Job.result)).all()
+            db.session.rollback()
+        return (
+            f"child exit {child.poll()}; folders (name, hanging, held) {seen}; jobs {rows};"
+            f" {told_tail}"
+        )
+
     try:
         wait_for(lambda: hanging(app) or child.poll() is not None, "the child's run")
-        assert child.poll() is None, "the child's run ended instead of hanging"
+        assert child.poll() is None, "the child's run ended instead of hanging: " + state()
+        before = state()
         with app.app_context():
             project = db.session.get(Project, small)
             # (its job row is linked to the model once submit returns: the folder tells)
             with pytest.raises(CloseOutRefused, match="still works in its folder"):
                 close_project(project, project.owner)
+                db.session.rollback()  # SQLite's write lock goes before state() reads
+                pytest.fail(f"closed out; before: {before}; after: {state()}")
             db.session.rollback()
     finally:
         child.send_signal(signal.SIGKILL)
