@@ -358,7 +358,7 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=8, help="1: sync workers")
     parser.add_argument("--worker-class", help="gunicorn's (default: gthread, sync for 1 thread)")
     parser.add_argument("--port", type=int, default=18_765, help="0: a free one")
-    parser.add_argument("--rate-limits", action="store_true", help="keep Flask-Limiter on")
+    parser.add_argument("--rate-limits", action="store_true", help="keep the throttle on")
     parser.add_argument("--quick", action="store_true", help="1.5 s phases, 1,000 records")
     args = parser.parse_args(argv)  # fmt: skip
     if args.quick:
