@@ -6,6 +6,7 @@ from __future__ import annotations
 import zipfile
 
 import pytest
+from playwright.sync_api import expect
 
 from app.extensions import db
 from app.review.answers.save import save_answer
@@ -46,7 +47,7 @@ def test_accountability_then_close_out(page, live_server, project_id, tmp_path):
     page.get_by_label("Record id").fill("1")
     page.get_by_role("button", name="Show its disclosures").click()
     rows = page.locator("#disclosures tbody tr")
-    assert rows.count() == 2
+    expect(rows).to_have_count(2)  # (the button loads the page again: wait for it)
     assert "masked → partial" in rows.nth(0).inner_text() and "wes" in rows.nth(0).inner_text()
     assert page.locator("#highest [data-level]").first.inner_text() == "full"
     with page.expect_download() as got:
