@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +71,7 @@ def clone(revision: str, where: Path, venv: Path | None = None) -> Path:
     return where
 
 
-def timed(tree: Path, *args: str, path: list[str] = ()) -> tuple[float, float, str]:
+def timed(tree: Path, *args: str, path: Sequence[str] = ()) -> tuple[float, float, str]:
     """Wall and CPU seconds of ``.venv/bin/flask --app app ARGS`` in ``tree``, and its stdout
     (``path``: folders put on its ``sys.path``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "JOBS_"))}
@@ -91,7 +92,7 @@ def timed(tree: Path, *args: str, path: list[str] = ()) -> tuple[float, float, s
 
 
 def measure(
-    tree: Path, files: tuple[Path, Path], runs: int, install: bool, path: list[str] = ()
+    tree: Path, files: tuple[Path, Path], runs: int, install: bool, path: Sequence[str] = ()
 ) -> dict:
     rl = ["analytics", "rl", "--original", str(files[0]), "--anonymized", str(files[1]), "--json"]
     out = {}

@@ -226,6 +226,21 @@ def arrow_to(page, pair_id: int, row: int, attribute: str) -> None:
             page.keyboard.press(key)
 
 
+def answer_pair_by_pair(page, keys: str) -> None:
+    """From the first cell, each key answers a pair, the arrows moving on to the next pair."""
+    tab_to(page, ".cell")
+    for i, key in enumerate(keys):
+        if i:
+            page.keyboard.press("ArrowDown")
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press(key)
+
+
+def submit_by_keyboard(page) -> None:
+    tab_to(page, "#submit-page")
+    page.keyboard.press("Enter")
+
+
 def test_the_keyboard_only_path(page, live_server, study):
     mine, _ = study(page_size=4, budget=0.01)
     api = f"{live_server}/api/v1/assignments/{mine}"
@@ -278,18 +293,12 @@ def test_the_keyboard_only_path(page, live_server, study):
         page.keyboard.press("ArrowDown")
         page.keyboard.press("ArrowDown")
     expect(page.locator("#progress-text")).to_have_text("4 / 6")
-    tab_to(page, "#submit-page")
-    page.keyboard.press("Enter")
+    submit_by_keyboard(page)
     page.wait_for_url(re.compile(r"\?page=2$"))
     expect(page.locator("#review")).to_have_attribute("data-ready", "true")
-    tab_to(page, ".cell")
-    page.keyboard.press("5")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("2")
+    answer_pair_by_pair(page, "52")
     expect(page.locator("#progress-text")).to_have_text("6 / 6")
-    tab_to(page, "#submit-page")
-    page.keyboard.press("Enter")
+    submit_by_keyboard(page)
     expect(page.locator("#status")).to_contain_text("All 6 pairs are answered")
     assert axe_violations(page) == []
 
@@ -360,19 +369,13 @@ def test_answers_typed_faster_than_they_save_are_all_kept(page, live_server, stu
         "Same, low confidence (key 4)",
         "Different, medium confidence (key 2)",
     ]
-    tab_to(page, "#submit-page")
-    page.keyboard.press("Enter")
+    submit_by_keyboard(page)
     page.wait_for_url(re.compile(r"\?page=2$"))
     expect(page.locator("#review")).to_have_attribute("data-ready", "true")
 
     # Submit right after the last key: the page is submitted once its answers are saved.
-    tab_to(page, ".cell")
-    page.keyboard.press("5")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("1")
-    tab_to(page, "#submit-page")
-    page.keyboard.press("Enter")
+    answer_pair_by_pair(page, "51")
+    submit_by_keyboard(page)
     expect(page.locator("#status")).to_contain_text("All 6 pairs are answered")
     expect(page.locator("#alert")).to_have_text("")
     assert page.request.get(f"{api}/decisions").json()["decided"] == 6
