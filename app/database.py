@@ -207,8 +207,11 @@ def upgrade_embedded_database(app: Flask) -> None:
     log.info("database upgraded to the newest revision")
 
 
-def pg_rows(connection: Connection, sql: str, params: dict, row_factory=None) -> list:
-    """The rows of ``sql`` (compiled for psycopg) run on the connection's own psycopg cursor.
+def pg_rows(
+    connection: Connection, sql: str, params: dict, row_factory=None, *, binary: bool = False
+) -> list:
+    """The rows of ``sql`` (compiled for psycopg) run on the connection's own psycopg cursor;
+    ``binary``: results in the binary protocol (a large ``bytea`` as it is, not hex text).
 
     For the few statements run on every request (the reveal's read and charge): SQLAlchemy's
     result wrapping builds its column metadata again on every call of a driver-level
@@ -216,8 +219,9 @@ def pg_rows(connection: Connection, sql: str, params: dict, row_factory=None) ->
     invalidated as SQLAlchemy would, so the pool does not hand it out again.
     """
     raw = connection.connection.dbapi_connection
+    options = {"row_factory": row_factory} if row_factory else {}
     try:
-        with raw.cursor(row_factory=row_factory) if row_factory else raw.cursor() as cursor:
+        with raw.cursor(binary=binary, **options) as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
     except connection.dialect.loaded_dbapi.OperationalError:

@@ -34,12 +34,20 @@ paths (and the two workers' meters against every record's characters counted fro
 values), the progress numbers, the export's bytes, the sampled pairs' exact values.
 ``--quick``: 5,000 records, 40,000 pairs imported, 8,000 to review (seconds; CI, on
 ``TEST_DATABASE_URL`` when set). ``--postgres URL`` runs on PostgreSQL (a throwaway schema).
+
+``--both URL`` runs every step on SQLite, then on PostgreSQL at ``URL``, each engine in a
+fresh process of this script with the same sizes, and ends with a table of each step's time
+on both and the ratio PostgreSQL / SQLite (issue 39: at most 1 on every step; printed, never
+an exit status). The exit status is the worse of the two runs'.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,6 +69,8 @@ from sqlalchemy import select  # noqa: E402
 from app.extensions import db  # noqa: E402
 
 PASSWORD = "bench-password-1234"
+#: Each step's time in this run (``ours``), in the order run: what ``--both`` compares.
+STEPS: dict[str, float] = {}
 
 
 def _timed(fn):
@@ -70,6 +80,7 @@ def _timed(fn):
 
 
 def _line(step: str, ours: float, base: float | None = None, scaled=False, note="") -> None:
+    STEPS[step] = ours
     if base is None:
         print(f"{step:22s} ours {ours:8.2f} s   {note}", flush=True)
         return
@@ -160,7 +171,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--postgres", help="run on PostgreSQL (a throwaway schema)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--exports", action="store_true", help="step 6 (always with --quick)")
+    parser.add_argument(
+        "--both", metavar="URL", help="SQLite, then PostgreSQL at URL; PostgreSQL / SQLite per step"
+    )
+    parser.add_argument("--steps-to", help=argparse.SUPPRESS)  # a --both child's JSON file
     args = parser.parse_args(argv)
+    if args.both:
+        return _both(argv, args.both)
     if args.quick:
         args.records, args.import_pairs, args.review_pairs = 5_000, 40_000, 8_000
         args.baseline_max, args.baseline_rec, args.baseline_import = 2_000, 200, 10_000
@@ -178,7 +195,40 @@ def main(argv: list[str]) -> int:
         app.app_context(),
     ):
         _run(app, args, Path(tmp))
+    if args.steps_to:
+        Path(args.steps_to).write_text(json.dumps(STEPS))
     return finish()
+
+
+def _both(argv: list[str], url: str) -> int:
+    """``--both``: this script on SQLite, then on PostgreSQL, each in a process of its own
+    (neither warms the other's caches), then the steps side by side."""
+    rest = _without(argv, ("--both", "--postgres"))
+    runs, status = {}, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for engine, extra in (("SQLite", []), ("PostgreSQL", ["--postgres", url])):
+            out = Path(tmp) / f"{engine}.json"
+            command = [sys.executable, __file__, *rest, *extra, "--steps-to", str(out)]
+            # the SQLite run's --quick must not follow the suite's PostgreSQL (quick_postgres)
+            env = {k: v for k, v in os.environ.items() if extra or k != "TEST_DATABASE_URL"}
+            print(f"=== {engine}", flush=True)
+            status = max(status, subprocess.run(command, cwd=ROOT, env=env).returncode)
+            if not out.exists():
+                print(f"the {engine} run ended before its last step (exit status {status})")
+                return max(status, 1)
+            runs[engine] = json.loads(out.read_text())
+    sqlite, postgres = runs["SQLite"], runs["PostgreSQL"]
+    print(f"\n{'step':22s} {'SQLite':>10s} {'PostgreSQL':>11s} {'PostgreSQL / SQLite':>20s}")
+    for step in [s for s in sqlite if s in postgres]:
+        ratio = postgres[step] / max(sqlite[step], 1e-9)
+        verdict = "<= 1: met" if ratio <= 1 else "> 1: not met"
+        print(
+            f"{step:22s} {sqlite[step]:8.2f} s {postgres[step]:9.2f} s {ratio:10.2f}  {verdict}",
+            flush=True,
+        )
+    slower = [s for s in sqlite if s in postgres and postgres[s] > sqlite[s]]
+    print(f"PostgreSQL slower than SQLite on {len(slower)} of {len(postgres)} steps")
+    return status
 
 
 def _run(app, args, tmp: Path) -> None:
@@ -202,6 +252,7 @@ def _run(app, args, tmp: Path) -> None:
     external = np.array([r["id"] for r in spec["records"]])
     project, t_create = _timed(lambda: create_project(spec, manager))
     db.session.commit()
+    STEPS["create project"] = t_create
     print(
         f"{'create project':22s} {t_create:8.2f} s (records imported, their index stored; "
         "not a target)",
@@ -325,6 +376,19 @@ def _run(app, args, tmp: Path) -> None:
     # 6. every export that used to be built whole, streamed against the whole path
     if args.exports or args.quick:
         measure_exports(project, _line, memory=not args.quick)
+
+
+def _without(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``argv`` less each of ``options`` and its value (``--name value`` or ``--name=value``)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in options:
+            skip = True
+        elif not arg.startswith(tuple(f"{o}=" for o in options)):
+            kept.append(arg)
+    return kept
 
 
 def _numbers(progress) -> dict:

@@ -64,6 +64,11 @@ select 'statistics', c.relname || '.' || a.attname || ' ' || a.attstattarget
   join pg_namespace n on n.oid = c.relnamespace
  where n.nspname = :schema and a.attnum > 0 and a.attstattarget >= 0
 union all
+select 'storage', c.relname || '.' || a.attname || ' ' || a.attstorage::text
+  from pg_attribute a join pg_class c on c.oid = a.attrelid
+  join pg_namespace n on n.oid = c.relnamespace join pg_type t on t.oid = a.atttypid
+ where n.nspname = :schema and a.attnum > 0 and a.attstorage <> t.typstorage
+union all
 select 'relation', c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text
   from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = :schema
 """

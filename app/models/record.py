@@ -8,7 +8,7 @@ from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, UniqueConst
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
-from app.models.base import no_statistics
+from app.models.base import no_statistics, uncompressed
 
 
 def new_pseudonym() -> str:
@@ -86,4 +86,5 @@ class VaultRecord(db.Model):
 
 no_statistics(Record, "values")
 no_statistics(SourceIndex, "data")
+uncompressed(SourceIndex, "data")
 no_statistics(VaultRecord, "values")

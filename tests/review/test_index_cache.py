@@ -55,6 +55,18 @@ def test_the_import_stores_each_source_index_and_a_process_without_it_loads_it(a
         with mock.patch.object(indexes, "build_index", wraps=indexes.build_index) as build:
             source_index(project, source_id)
         assert build.call_count == 1
+        assert _storage_of_index_data() in ("e", None)  # out of line, never compressed
+
+
+def _storage_of_index_data() -> str | None:
+    """PostgreSQL's storage of ``source_indexes.data`` (``e``: uncompressed; None: SQLite)."""
+    if db.engine.dialect.name != "postgresql":
+        return None
+    query = sa.text(
+        "SELECT attstorage FROM pg_attribute"
+        " WHERE attrelid = 'source_indexes'::regclass AND attname = 'data'"
+    )
+    return db.session.scalar(query)
 
 
 def test_deleting_a_project_deletes_its_stored_indexes(app):

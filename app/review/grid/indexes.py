@@ -21,6 +21,7 @@ from sqlalchemy.orm import aliased
 from app.core.disclosure import AttributeType, format_date
 from app.core.kapr import AnonymityIndex
 from app.core.quality import stand_in
+from app.database import pg_rows
 from app.extensions import db
 from app.models import EvidenceModel, Project, Record, Source, SourceIndex
 
@@ -112,12 +113,27 @@ def index_for(
 
 
 def stored_index(source_id: int, records_version: int) -> AnonymityIndex | None:
-    """The index :func:`store_indexes` stored for these records, or None."""
-    data = db.session.scalar(
-        select(SourceIndex.data).where(
-            SourceIndex.source_id == source_id, SourceIndex.records_version == records_version
+    """The index :func:`store_indexes` stored for these records, or None.
+
+    On PostgreSQL the bytes come in the binary protocol: as text, a ``bytea`` of tens of
+    megabytes travels hex-encoded at twice its size and is decoded again (35 MB: 0.34 s
+    against 0.14 s)."""
+    connection = db.session.connection(bind_arguments={"mapper": SourceIndex})
+    if connection.dialect.name == "postgresql":
+        sql = (
+            "SELECT data FROM source_indexes"
+            " WHERE source_id = %(source)s AND records_version = %(version)s"
         )
-    )
+        params = {"source": source_id, "version": records_version}
+        rows = pg_rows(connection, sql, params, binary=True)
+        data = rows[0][0] if rows else None
+    else:
+        data = connection.scalar(
+            select(SourceIndex.data).where(
+                SourceIndex.source_id == source_id,
+                SourceIndex.records_version == records_version,
+            )
+        )
     return None if data is None else AnonymityIndex.load(bytes(data))
 
 
