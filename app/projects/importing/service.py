@@ -187,11 +187,14 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
     (the first 100 problems of each listed, all counted), and the caller rolls back or
     deletes ``project``. Returns what the check found (counts, rows dropped as duplicates,
     dates kept as missing). Files are streamed: no more than a chunk of records is held at
-    once (pair files, which must be cross-checked whole, excepted). ``progress(done,
-    total)`` counts records. Flushes.
+    once (pair files, which must be cross-checked whole, excepted), and of the others only
+    their identifying values, from which each source's anonymity-set index is built and
+    stored at the end (:func:`~app.review.grid.store_indexes`, without reading the records
+    back). ``progress(done, total)`` counts records. Flushes.
     """
     attributes = _attributes(plan, plan["header"])
     total, done = int(staged.meta.get("rows") or 0), 0
+    written: dict[int, dict[str, list]] = {}  # each source's identifying values, for its index
     if staged.kind == Kind.PAIRFILE:
         checked = import_pairfile(project, staged, plan, attributes)
         done = sum(s.record_count for s in project.sources)
@@ -203,6 +206,7 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
         failed: list[CsvImportError] = []
         for label in staged.record_labels():
             source = new_source(project, label, staged.meta["filenames"].get(label))
+            values = written[source.id] = {name: [] for name in mapping.identifying}
             names, named = names_of(staged, label), file_label(label)
             try:
                 for batch in _batches(named, staged.path(label), mapping, policy, names):
@@ -214,6 +218,8 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
                         project.id, source.id, batch.ids, batch.columns,
                         batch.secret if has_sensitive else None, offset=source.record_count,
                     )  # fmt: skip
+                    for name, column in batch.columns.items():
+                        values[name] += column
                     source.record_count += len(batch)
                     done += len(batch)
                     if progress is not None:
@@ -227,15 +233,16 @@ def fill_import(project: Project, staged: Staged, plan: dict, progress=None) -> 
             raise CsvImportError(problems, total=sum(exc.total for exc in failed))
         if staged.has("freq"):
             checked.frequencies = store_frequency_file(project, staged)
-    db.session.flush()
+    # The indexes now, from the values in hand (a pair file's are read back): the job does
+    # this work, not the manager's confirmation.
+    store_indexes(project, written)
     if progress is not None:
         progress(done, max(total, done))
     return checked
 
 
 def finish_import(project: Project) -> None:
-    """Make the complete project visible; flush."""
-    store_indexes(project)
+    """Make the complete project visible (its indexes were stored with its records); flush."""
     project.state = ProjectState.READY.value
     project.import_owner = project.import_token = project.import_job_id = None
     db.session.flush()

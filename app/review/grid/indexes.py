@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from flask import current_app
 from sqlalchemy import delete, select
@@ -137,9 +137,16 @@ def stored_index(source_id: int, records_version: int) -> AnonymityIndex | None:
     return None if data is None else AnonymityIndex.load(bytes(data))
 
 
-def store_indexes(project: Project) -> None:
+def store_indexes(
+    project: Project, columns: Mapping[int, Mapping[str, list]] | None = None
+) -> None:
     """Build and store the index of each of ``project``'s sources (its records just written),
     with the ``pair`` model's count tables for a ``pair`` project.
+
+    ``columns``: what the import just wrote of a source, source id → attribute name → one
+    stored (normalised) value per record in position order, so its index is built without
+    reading the values back (a million records: seconds of JSON extraction and a row per
+    record in memory); a source not in it is read from its records.
 
     Not kept in memory: the import may still roll back, and another project could then get
     the same ids (the stored rows go with the transaction). Flushes."""
@@ -148,9 +155,10 @@ def store_indexes(project: Project) -> None:
     attributes = project.identifying
     if not attributes:
         return
+    given = columns or {}
     sources = db.session.scalars(select(Source.id).where(Source.project_id == project.id))
     for source_id in sources.all():
-        index = build_index(attributes, source_id)
+        index = build_index(attributes, source_id, given.get(source_id))
         if project.evidence_model == EvidenceModel.PAIR:
             index.pair_tables  # noqa: B018 (made now and stored: never in a worker's request)
         db.session.add(
@@ -169,21 +177,33 @@ def drop_stored_indexes(project_id: int) -> None:
     db.session.execute(delete(SourceIndex).where(SourceIndex.project_id == project_id))
 
 
-def build_index(attributes: Sequence, source_id: int) -> AnonymityIndex:
+def build_index(
+    attributes: Sequence, source_id: int, given: Mapping[str, list] | None = None
+) -> AnonymityIndex:
+    """The index of the source's records; ``given``: their stored values by attribute (see
+    :func:`store_indexes`), read from the records when None or not every attribute's."""
     kinds = {a.name: AttributeType(a.kind) for a in attributes}
-    # The database extracts each attribute from the JSON (1M rows: decoding every record's
-    # dict in Python took most of the build); rows are then transposed to columns.
-    query = (
-        select(*(Record.values[a.name].as_string() for a in attributes))
-        .where(Record.source_id == source_id)
-        .order_by(Record.position)
-    )
-    rows = db.session.connection(bind_arguments={"mapper": Record}).execute(query).all()
-    values = list(zip(*rows, strict=True)) if rows else [()] * len(kinds)
-    columns = {name: list(column) for name, column in zip(kinds, values, strict=True)}
+    if given is not None and set(kinds) <= set(given):
+        columns = {name: list(given[name]) for name in kinds}
+    else:
+        columns = _stored_columns(kinds, source_id)
     for name, kind in kinds.items():
         if kind is AttributeType.DATE:
             # The index normalises what it is given; a stored date is already MMDDYYYY.
             dates = {v: format_date(v) for v in set(columns[name]) if v is not None}
             columns[name] = [None if v is None else dates[v] for v in columns[name]]
     return AnonymityIndex.build(columns, kinds)
+
+
+def _stored_columns(kinds: Mapping[str, AttributeType], source_id: int) -> dict[str, list]:
+    """The source's stored values, one list per attribute in position order."""
+    # The database extracts each attribute from the JSON (1M rows: decoding every record's
+    # dict in Python took most of the build); rows are then transposed to columns.
+    query = (
+        select(*(Record.values[name].as_string() for name in kinds))
+        .where(Record.source_id == source_id)
+        .order_by(Record.position)
+    )
+    rows = db.session.connection(bind_arguments={"mapper": Record}).execute(query).all()
+    values = list(zip(*rows, strict=True)) if rows else [()] * len(kinds)
+    return {name: list(column) for name, column in zip(kinds, values, strict=True)}
