@@ -177,7 +177,10 @@ def _duplicate(a: dict, profiles: Sequence[Profile], rng) -> dict:
         elif p.kind == "id" and rng.random() < _DEFAULTS.typo:
             b[p.name] = _edit(value, rng, typo_only=True)  # an identifier keeps its length
     names = [p.name for p in profiles if p.is_name]
-    if len(names) == 2 and rng.random() < _DEFAULTS.name_swap:
+    # Only two values swap: a missing first name moved into the surname would make a check
+    # miss a value where the project's records may never miss one (a check told apart).
+    both = len(names) == 2 and all(b[name] is not None for name in names)
+    if both and rng.random() < _DEFAULTS.name_swap:
         b[names[0]], b[names[1]] = b[names[1]], b[names[0]]
     return b
 
