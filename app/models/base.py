@@ -30,11 +30,7 @@ def no_statistics(model: type, column: str) -> None:
     too, copies a column's common values there), for columns of uploaded values: a close-out
     rewrites its tables but cannot rewrite the catalog. The migration ``c9e2f4a7b1d8`` sets
     the same on existing databases."""
-    from sqlalchemy import DDL, event
-
-    table = model.__table__.name
-    statement = DDL(f'ALTER TABLE {table} ALTER COLUMN "{column}" SET STATISTICS 0')
-    event.listen(model.__table__, "after_create", statement.execute_if(dialect="postgresql"))
+    _on_postgresql(model, column, "STATISTICS 0")
 
 
 def uncompressed(model: type, column: str) -> None:
@@ -42,8 +38,13 @@ def uncompressed(model: type, column: str) -> None:
     a large binary the application reads whole: pglz spent ~1.3 s compressing a 35 MB stored
     index (200,000 records) that SQLite writes in a few milliseconds, and its reads paid the
     decompression. The migration ``b3e8d1f4a962`` sets the same on existing databases."""
+    _on_postgresql(model, column, "STORAGE EXTERNAL")
+
+
+def _on_postgresql(model: type, column: str, setting: str) -> None:
+    """``ALTER COLUMN … SET setting`` on PostgreSQL once ``model``'s table is created."""
     from sqlalchemy import DDL, event
 
     table = model.__table__.name
-    statement = DDL(f'ALTER TABLE {table} ALTER COLUMN "{column}" SET STORAGE EXTERNAL')
+    statement = DDL(f'ALTER TABLE {table} ALTER COLUMN "{column}" SET {setting}')
     event.listen(model.__table__, "after_create", statement.execute_if(dialect="postgresql"))
