@@ -28,6 +28,9 @@ One run on a generated deduplication project (``--records``, default 1,000,000):
    ``linked``) against the whole-body path, same bytes: time and peak memory
    (``bench/_exports.py``). With ``--exports`` or ``--quick`` only: no target, and at full size
    it times each of five exports four times (at 1M records, longer than steps 1-5).
+7. **delete project**: ``delete_project`` and its commit, every pair, assignment and answer
+   of the project (no baseline in the run: before 2026-12-02 the keys to ``pairs`` made it
+   grow with pairs times answers, 9.2 s on PostgreSQL at ``--quick``).
 
 Paths must agree (``bench/_check.py``): the characters meter and positions of the two assign
 paths (and the two workers' meters against every record's characters counted from its
@@ -236,7 +239,7 @@ def _run(app, args, tmp: Path) -> None:
     from app.models import Pair, Purpose
     from app.projects.conflicts.queue import conflict_queue
     from app.projects.exports.service import export_chunks
-    from app.projects.lifecycle import create_project
+    from app.projects.lifecycle import create_project, delete_project
     from app.projects.progress.summary import project_progress
     from app.projects.staffing import assign_pairs, assign_workers
     from app.projects.staffing.assignments import round_pairs
@@ -376,6 +379,13 @@ def _run(app, args, tmp: Path) -> None:
     # 6. every export that used to be built whole, streamed against the whole path
     if args.exports or args.quick:
         measure_exports(project, _line, memory=not args.quick)
+
+    # 7. the project deleted, with its pairs, assignments, answers and files
+    pairs = db.session.scalar(select(db.func.count()).select_from(Pair))
+    _, t_delete = _timed(lambda: (delete_project(project), db.session.commit()))
+    left = db.session.scalar(select(db.func.count()).select_from(Pair))
+    agree(left == 0, f"delete: {left:,} of {pairs:,} pairs left")
+    _line("delete project", t_delete, note=f"{pairs:,} pairs and their rows; not a target")
 
 
 def _without(argv: list[str], options: tuple[str, ...]) -> list[str]:

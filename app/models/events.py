@@ -31,7 +31,7 @@ class RevealEvent(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
-    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    pair_id: Mapped[int] = mapped_column()
     row: Mapped[int]
     attribute_id: Mapped[int] = mapped_column(
         ForeignKey("project_attributes.id", ondelete="CASCADE")
@@ -65,7 +65,7 @@ class DecisionEvent(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
-    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    pair_id: Mapped[int] = mapped_column()
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     decision: Mapped[str] = mapped_column(String(12))  # same | different | unsure | cleared
@@ -113,9 +113,7 @@ class AnswerState(db.Model):
     assignment_id: Mapped[int] = mapped_column(
         ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
     )
-    pair_id: Mapped[int] = mapped_column(
-        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
-    )
+    pair_id: Mapped[int] = mapped_column(primary_key=True)
     event_id: Mapped[int]
     decision: Mapped[str] = mapped_column(String(12))
 
@@ -139,9 +137,7 @@ class PairAnswers(db.Model):
         ),
     )  # fmt: skip
 
-    pair_id: Mapped[int] = mapped_column(
-        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
-    )
+    pair_id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
     due: Mapped[int] = mapped_column(default=0, server_default="0")
     answers: Mapped[int] = mapped_column(default=0, server_default="0")

@@ -55,7 +55,7 @@ class ConflictResolution(db.Model):
     __tablename__ = "conflict_resolutions"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"), index=True)
+    pair_id: Mapped[int] = mapped_column(index=True)
     resolved_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     decision: Mapped[str] = mapped_column(String(12))  # same | different
@@ -69,7 +69,7 @@ class ConflictReferral(db.Model):
     __table_args__ = (UniqueConstraint("pair_id", "assignment_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"), index=True)
+    pair_id: Mapped[int] = mapped_column(index=True)
     assignment_id: Mapped[int] = mapped_column(
         ForeignKey("assignments.id", ondelete="CASCADE"), index=True
     )
@@ -106,7 +106,7 @@ class QualityCheck(db.Model):
     assignment_id: Mapped[int] = mapped_column(
         ForeignKey("assignments.id", ondelete="CASCADE"), index=True
     )
-    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    pair_id: Mapped[int] = mapped_column()
     source: Mapped[str] = mapped_column(String(12))
     expected: Mapped[str] = mapped_column(String(12))
 

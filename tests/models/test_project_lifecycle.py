@@ -4,12 +4,13 @@ from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 from app.models import (
-    Assignment,
-    AssignmentPair,
     CellState,
+    ConflictReferral,
+    ConflictResolution,
     DecisionEvent,
     Pair,
     Project,
+    QualityCheck,
     Record,
     RevealEvent,
     VaultRecord,
@@ -39,54 +40,74 @@ def test_paper_project_splits_identifying_and_sensitive(app):
         assert project.kind == "dedupe"
 
 
+def _work_on(project, worker, manager):
+    """An assignment of ``project`` with a row in every table that holds a pair: a cell, a
+    reveal, two answers (their states and counts by trigger), a conflict's resolution and
+    referral, a quality check."""
+    assignment = make_assignment(project, worker)
+    pair_id = assignment.pairs[0].pair_id
+    attribute = project.attributes[0]
+    at = {"assignment_id": assignment.id, "pair_id": pair_id}
+    db.session.add(CellState(**at, row=0, attribute_id=attribute.id, level="partial"))
+    db.session.add(
+        RevealEvent(
+            **at, row=0, attribute_id=attribute.id, user_id=worker.id, level_from="masked",
+            level_to="partial", cost_exact="1/9", kapr_before_exact="0",
+            kapr_after_exact="1/9", kapr_after=0.1,
+        )
+    )  # fmt: skip
+    for decision in ("same", "different"):
+        db.session.add(DecisionEvent(**at, user_id=worker.id, decision=decision))
+    db.session.add(ConflictResolution(pair_id=pair_id, resolved_by=manager.id, decision="same"))
+    db.session.add(ConflictReferral(**at, referred_by=manager.id))
+    db.session.add(QualityCheck(**at, project_id=project.id, source="truth", expected="same"))
+    db.session.commit()
+    return assignment
+
+
+def _rows_of(pairs: set[int], assignments: set[int]) -> dict[str, int]:
+    """Rows of every table with a ``pair_id`` or ``assignment_id`` column that name one of
+    ``pairs`` or ``assignments``: every table, so a new one is covered without a change here."""
+    found = {}
+    for table in db.metadata.sorted_tables:
+        for column, ids in (("pair_id", pairs), ("assignment_id", assignments)):
+            if column in table.c and ids:
+                n = db.session.scalar(
+                    sa.select(sa.func.count()).select_from(table).where(table.c[column].in_(ids))
+                )
+                found[f"{table.name}.{column}"] = n
+    return found
+
+
 def test_deleting_a_project_removes_everything_of_it(app):
+    """No table has a key to pairs (``app.models.pair``), so the cascade of a key deletes none
+    of these rows: ``delete_project`` must, in every table, and leave the other project's."""
     with app.app_context():
         manager, worker = make_user("max", "manager"), make_user("wes", "worker")
         keep = paper_project(manager, name="keep")
         doomed = paper_project(manager, name="doomed")
-        assignment = make_assignment(doomed, worker)
-        pair = assignment.pairs[0].pair
-        attribute = doomed.attributes[0]
-        db.session.add(
-            CellState(
-                assignment_id=assignment.id,
-                pair_id=pair.id,
-                row=0,
-                attribute_id=attribute.id,
-                level="partial",
-            )
-        )
-        db.session.add(
-            RevealEvent(
-                assignment_id=assignment.id,
-                pair_id=pair.id,
-                row=0,
-                attribute_id=attribute.id,
-                user_id=worker.id,
-                level_from="masked",
-                level_to="partial",
-                cost_exact="1/9",
-                kapr_before_exact="0",
-                kapr_after_exact="1/9",
-                kapr_after=0.1,
-            )
-        )
-        db.session.add(
-            DecisionEvent(
-                assignment_id=assignment.id,
-                pair_id=pair.id,
-                user_id=worker.id,
-                decision="same",
-                confidence="high",
-            )
-        )
-        db.session.commit()
+        kept = _work_on(keep, worker, manager)
+        gone = _work_on(doomed, worker, manager)
+
+        def ids(project):
+            pairs = db.session.scalars(sa.select(Pair.id).where(Pair.project_id == project.id))
+            return set(pairs)
+
+        doomed_pairs, keep_pairs = ids(doomed), ids(keep)
+        doomed_work, keep_work = {gone.id}, {kept.id}
+        before = _rows_of(keep_pairs, keep_work)
+        tables = {
+            name.split(".")[0] for name, n in _rows_of(doomed_pairs, doomed_work).items() if n
+        }
+        assert {"assignment_pairs", "cell_states", "reveal_events", "decision_events",
+                "answer_states", "pair_answers", "conflict_resolutions", "conflict_referrals",
+                "quality_checks"} <= tables  # fmt: skip
 
         delete_project(db.session.get(Project, doomed.id))
         db.session.commit()
 
-        for model in (Assignment, AssignmentPair, CellState, RevealEvent, DecisionEvent):
-            assert count(model) == 0, model
+        assert set(_rows_of(doomed_pairs, doomed_work).values()) == {0}
+        assert _rows_of(keep_pairs, keep_work) == before
         assert count(Record) == 4 and count(Pair) == 6 and count(VaultRecord) == 4
         assert (
             db.session.scalar(

@@ -139,10 +139,11 @@ def test_adjudications_keep_their_provenance_and_score_the_reviewers(app, client
     with app.app_context():
         project = db.session.get(Project, project_id)
         max_ = db.session.scalar(select(User).where(User.username == "max"))
-        disputed = sorted(p for p in ann.keys() & bob.keys() if ann[p] != bob[p] and p in set(
-            db.session.scalars(select(AssignmentPair.pair_id).join(Assignment).where(
-                Assignment.project_id == project_id)))
-        )  # fmt: skip
+        assigned = select(AssignmentPair.pair_id).join(
+            Assignment, Assignment.id == AssignmentPair.assignment_id
+        )
+        assigned = set(db.session.scalars(assigned.where(Assignment.project_id == project_id)))
+        disputed = sorted(p for p in ann.keys() & bob.keys() if ann[p] != bob[p] and p in assigned)
         real = [
             p
             for p in disputed
