@@ -159,6 +159,20 @@ def snapshot(app, project_id: int, bob: int) -> dict:
         }
 
 
+def test_the_pooled_state_counts_the_real_pairs_only(app, checked):
+    """KAPR's N counts real pairs: the pooled state of the progress page (disclosed pairs
+    loaded, the rest counted by the database) takes the synthetic checks out, as the full
+    listing does; with no assignment holding a check, nothing is taken out."""
+    project_id, _m, _t, ann, bob = checked
+    with app.app_context():
+        project = db.session.get(Project, project_id)
+        real = len(links(bob))  # Bob holds every real pair, Ann the same and her checks
+        assert len(links(ann)) > real
+        for ids in ([ann, bob], [ann], [bob], None):
+            full = pooled_state(project, ids).n_pairs
+            assert pooled_state(project, ids, disclosed_only=True).n_pairs == full == real
+
+
 def test_checks_change_nothing_real(app, client, checked):
     project_id, _manager, tokens, ann, bob = checked
     with app.app_context():
