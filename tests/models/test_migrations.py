@@ -152,3 +152,63 @@ def test_upgrade_counts_the_characters_of_stored_records(empty_database_config):
         db.session.remove()
         for engine in db.engines.values():
             engine.dispose()
+
+
+def test_upgrade_drops_the_keys_to_pairs_and_keeps_the_rows_and_triggers(empty_database_config):
+    """f1c6a9d2e834 on a database with an assignment and an answer: the rows stay, no table
+    keeps a key to ``pairs`` (nor ``assignment_pairs`` to ``assignments``), the handles'
+    index is partial, and the answer triggers (set aside while SQLite rebuilt the tables)
+    still keep the answers' state and counts."""
+    app = _app_on(empty_database_config)
+    now = "2026-12-02 08:00:00+00:00"
+    with app.app_context():
+        upgrade(revision="b3e8d1f4a962")
+        conn = db.session.connection()
+        rows = [
+            *_manager_and_project(now, "p", "dedupe"),
+            "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 2)",
+            "INSERT INTO records (id, project_id, source_id, external_id, pseudonym, position,"
+            " \"values\", characters) VALUES (1, 1, 1, '1', 'p1', 0, '{}', 0),"
+            " (2, 1, 1, '2', 'p2', 1, '{}', 0)",
+            "INSERT INTO pairs (id, project_id, record_a_id, record_b_id) VALUES (1, 1, 1, 2)",
+            "INSERT INTO assignments (id, project_id, worker_id, budget, kapr_exact, kapr,"
+            " version, chars_disclosed, chars_total, start_partial, resolver, round,"
+            f" created_at) VALUES (1, 1, 1, 1.0, '0', 0, 1, 0, 0, '[]', FALSE, 1, '{now}')",
+            "INSERT INTO assignment_pairs (assignment_id, pair_id, position) VALUES (1, 1, 0)",
+            "INSERT INTO decision_events (assignment_id, pair_id, user_id, at, decision)"
+            f" VALUES (1, 1, 1, '{now}', 'same')",
+        ]
+        for statement in rows:
+            conn.execute(sa.text(statement))
+        db.session.commit()
+
+        upgrade()
+        inspector = sa.inspect(db.engines[None])
+        keys = {
+            (table, key["referred_table"])
+            for table in inspector.get_table_names()
+            for key in inspector.get_foreign_keys(table)
+        }
+        assert not {k for k in keys if k[1] == "pairs" or k[0] == "assignment_pairs"}, keys
+        assert ("cell_states", "assignments") in keys  # the others go with their assignment
+        handles = {i["name"]: i for i in inspector.get_indexes("assignment_pairs")}
+        where = handles["uq_assignment_pairs_handle"]["dialect_options"]
+        assert "handle IS NOT NULL" in str(where.get(f"{db.engine.dialect.name}_where"))
+        conn = db.session.connection()
+        assert conn.execute(sa.text("SELECT * FROM assignment_pairs")).all() == [(1, 1, 0, None)]
+        conn.execute(
+            sa.text(
+                "INSERT INTO decision_events (assignment_id, pair_id, user_id, at, decision)"
+                f" VALUES (1, 1, 1, '{now}', 'different')"
+            )
+        )
+        state = conn.execute(sa.text("SELECT decision FROM answer_states")).all()
+        counts = conn.execute(sa.text("SELECT due, answers, different FROM pair_answers")).all()
+        assert ([tuple(s) for s in state], [tuple(c) for c in counts]) == (
+            [("different",)],
+            [(1, 1, 1)],
+        )
+        db.session.commit()
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
