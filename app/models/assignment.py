@@ -99,7 +99,7 @@ class AssignmentPair(db.Model):
             unique=True,
             sqlite_where=text(HANDLED),
             postgresql_where=text(HANDLED),
-        ),  # fmt: skip
+        ),
     )
 
     assignment_id: Mapped[int] = mapped_column(primary_key=True)

@@ -27,8 +27,9 @@ def delete_project(project: Project) -> None:
     assignments = db.session.scalars(
         select(Assignment.id).where(Assignment.project_id.in_(projects))
     ).all()
-    # lists and a plain subquery: the session's own objects are matched in memory, never a
-    # fetch of the deleted rows' keys
+    # by lists of ids, so the session matches its own objects in memory (an IN subquery
+    # would fetch every deleted row's key first); the resolutions' delete leaves the session
+    # as it is (a resolution loaded in it is never changed, so never written back)
     db.session.execute(delete(VaultRecord).where(VaultRecord.project_id == project.id))
     db.session.execute(delete(AssignmentPair).where(AssignmentPair.assignment_id.in_(assignments)))
     pairs = select(Pair.id).where(Pair.project_id.in_(projects)).scalar_subquery()
