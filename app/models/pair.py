@@ -91,9 +91,8 @@ class Pair(db.Model):
     # to ``records`` never checked); ``delete_project`` deletes a project's pairs, and records
     # go only with their project.
     #
-    # Nor has any table a key to ``pairs``: each key's cascade looked up every deleted pair
-    # (PostgreSQL: 22 µs a pair with an index, a whole-table scan without one; a 40k-pair
-    # project took 9.2 s to delete). ``delete_project`` deletes those rows a table at a time.
+    # Nor has any table a key to ``pairs``: its cascade looked up every deleted pair (a 40k-
+    # pair project took 9.2 s to delete); ``delete_project`` deletes a table at a time.
     #
     # ``project_id`` has its own index although the unique and round/purpose indexes lead
     # with it: on SQLite an index on (project_id) ends with the rowid, so a project's pairs by
