@@ -27,6 +27,22 @@ def _manager_and_project(now: str, name: str, kind: str) -> list[str]:
     ]
 
 
+def _at_revision(revision: str, rows: list[str]) -> None:
+    """Upgrade an empty database to ``revision`` and write ``rows`` there (raw SQL)."""
+    upgrade(revision=revision)
+    conn = db.session.connection()
+    for statement in rows:
+        conn.execute(sa.text(statement))
+    db.session.commit()
+
+
+def _let_go() -> None:
+    """End the session and close every engine the test's app opened."""
+    db.session.remove()
+    for engine in db.engines.values():
+        engine.dispose()
+
+
 def _app_on(database_config: dict):
     return create_app(
         {"TESTING": True, "SECRET_KEY": "t", "AUTO_UPGRADE": False, **database_config}
@@ -58,9 +74,7 @@ def test_upgrade_from_empty_matches_the_models(empty_database_config):
             db.session.rollback()
         downgrade(revision="base")
         assert "users" not in sa.inspect(db.engines[None]).get_table_names()
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
+        _let_go()
 
 
 def test_upgrade_keeps_a_landed_databases_pair_file_project(empty_database_config):
@@ -73,8 +87,6 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(empty_database_confi
     app = _app_on(empty_database_config)
     now = "2026-11-22 08:00:00+00:00"
     with app.app_context():
-        upgrade(revision="0c313306c228")
-        conn = db.session.connection()
         rows = [
             *_manager_and_project(now, "demo", "pairfile"),
             "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 2)",
@@ -87,9 +99,7 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(empty_database_confi
             "INSERT INTO pair_file_keys (pair_id, external_id, id_a, id_b)"
             " VALUES (1, 'P1', '1', '2'), (2, 'P2', '1', '2')",
         ]
-        for statement in rows:
-            conn.execute(sa.text(statement))
-        db.session.commit()
+        _at_revision("0c313306c228", rows)
 
         upgrade()
         conn = db.session.connection()
@@ -115,9 +125,7 @@ def test_upgrade_keeps_a_landed_databases_pair_file_project(empty_database_confi
         again = db.session.connection().execute(sa.text("SELECT external_id FROM pairs"))
         assert sorted(r[0] for r in again) == ["P1", "P2"]
         db.session.commit()
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
+        _let_go()
 
 
 def test_upgrade_counts_the_characters_of_stored_records(empty_database_config):
@@ -126,8 +134,6 @@ def test_upgrade_counts_the_characters_of_stored_records(empty_database_config):
     app = _app_on(empty_database_config)
     now = "2026-11-27 08:00:00+00:00"
     with app.app_context():
-        upgrade(revision="e5c1a7d3b902")
-        conn = db.session.connection()
         rows = [
             *_manager_and_project(now, "p", "dedupe"),
             "INSERT INTO project_attributes (project_id, position, name, kind, identifying)"
@@ -141,17 +147,13 @@ def test_upgrade_counts_the_characters_of_stored_records(empty_database_config):
             ' (2, 1, 1, \'2\', \'p2\', 1, \'{"first": null, "sex": null, "dob": "01021981"}\'),'
             " (3, 1, 1, '3', 'p3', 2, '{}')",
         ]
-        for statement in rows:
-            conn.execute(sa.text(statement))
-        db.session.commit()
+        _at_revision("e5c1a7d3b902", rows)
         upgrade()
         conn = db.session.connection()
         counted = conn.execute(sa.text("SELECT id, characters FROM records ORDER BY id")).all()
         assert [tuple(r) for r in counted] == [(1, 4 + 1 + 8), (2, 8), (3, 0)]
         db.session.commit()
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
+        _let_go()
 
 
 def test_upgrade_drops_the_keys_to_pairs_and_keeps_the_rows_and_triggers(empty_database_config):
@@ -162,8 +164,6 @@ def test_upgrade_drops_the_keys_to_pairs_and_keeps_the_rows_and_triggers(empty_d
     app = _app_on(empty_database_config)
     now = "2026-12-02 08:00:00+00:00"
     with app.app_context():
-        upgrade(revision="b3e8d1f4a962")
-        conn = db.session.connection()
         rows = [
             *_manager_and_project(now, "p", "dedupe"),
             "INSERT INTO sources (id, project_id, label, record_count) VALUES (1, 1, 'A', 2)",
@@ -178,9 +178,7 @@ def test_upgrade_drops_the_keys_to_pairs_and_keeps_the_rows_and_triggers(empty_d
             "INSERT INTO decision_events (assignment_id, pair_id, user_id, at, decision)"
             f" VALUES (1, 1, 1, '{now}', 'same')",
         ]
-        for statement in rows:
-            conn.execute(sa.text(statement))
-        db.session.commit()
+        _at_revision("b3e8d1f4a962", rows)
 
         upgrade()
         inspector = sa.inspect(db.engines[None])
@@ -209,6 +207,4 @@ def test_upgrade_drops_the_keys_to_pairs_and_keeps_the_rows_and_triggers(empty_d
             [(1, 1, 1)],
         )
         db.session.commit()
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
+        _let_go()
